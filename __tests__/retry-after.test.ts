@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import { parseHttpDate, retryAfterMs } from '../src/retry-after';
+
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0); // Mon, 30 Nov 2026 12:00:00 GMT
+
+describe('retryAfterMs: delay-seconds', () => {
+  it.each([
+    ['0', 0],
+    ['1', 1000],
+    ['120', 120_000],
+    [' 7 ', 7000],
+  ])('%j asks for %i ms', (value, ms) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBe(ms);
+  });
+
+  it('round-trips any whole number of seconds (property)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 10_000_000 }), (seconds) => {
+        return retryAfterMs(String(seconds), undefined, NOW) === seconds * 1000;
+      }),
+    );
+  });
+});
+
+describe('retryAfterMs: HTTP-date', () => {
+  it.each([
+    ['IMF-fixdate', 'Mon, 30 Nov 2026 12:00:30 GMT'],
+    ['RFC 850', 'Monday, 30-Nov-26 12:00:30 GMT'],
+    ['asctime', 'Mon Nov 30 12:00:30 2026'],
+  ])('reads the %s form against the local clock when there is no Date header', (_form, value) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBe(30_000);
+  });
+
+  it('reads asctime days padded with a space', () => {
+    expect(parseHttpDate('Sun Nov  6 08:49:37 1994', NOW)).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
+  });
+
+  it("measures against the response's Date header (the server's clock), not the local clock", () => {
+    // The local clock runs 10 minutes fast; the server asks for 30 s from its own now.
+    const localNow = NOW + 10 * 60_000;
+    expect(retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', 'Mon, 30 Nov 2026 12:00:00 GMT', localNow)).toBe(
+      30_000,
+    );
+  });
+
+  it('falls back to the local clock when the Date header is not a date', () => {
+    expect(retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', 'yesterday', NOW)).toBe(30_000);
+  });
+
+  it('asks for no wait when the date is past', () => {
+    expect(retryAfterMs('Mon, 30 Nov 2026 11:00:00 GMT', undefined, NOW)).toBe(0);
+  });
+
+  it('reads an RFC 850 year over 50 years ahead as the century before', () => {
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
+    expect(parseHttpDate('Friday, 06-Nov-76 08:49:37 GMT', NOW)).toBe(Date.UTC(2076, 10, 6, 8, 49, 37));
+  });
+
+  it('round-trips any IMF-fixdate that Date#toUTCString writes (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000 }), (seconds) => {
+        const time = seconds * 1000;
+        return parseHttpDate(new Date(time).toUTCString(), NOW) === time;
+      }),
+    );
+  });
+});
+
+describe('retryAfterMs: values that are not valid', () => {
+  it.each([
+    ['absent', undefined],
+    ['empty', ''],
+    ['negative', '-5'],
+    ['fractional', '1.5'],
+    ['with a unit', '5s'],
+    ['prose', 'soon'],
+    ['a date without its zone', 'Mon, 30 Nov 2026 12:00:30'],
+    ['a date with a bad month', 'Mon, 30 Foo 2026 12:00:30 GMT'],
+    ['a date that does not exist', 'Mon, 31 Feb 2026 12:00:30 GMT'],
+    ['a time that does not exist', 'Mon, 30 Nov 2026 25:00:30 GMT'],
+    ['an ISO date', '2026-11-30T12:00:30Z'],
+  ])('%s → undefined (plain backoff)', (_label, value) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBeUndefined();
+  });
+
+  it('never throws and never returns a negative or NaN wait (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.string(), { nil: undefined }), (value, date) => {
+        const ms = retryAfterMs(value, date, NOW);
+        return ms === undefined || (ms >= 0 && !Number.isNaN(ms));
+      }),
+    );
+  });
+});

@@ -1,0 +1,23 @@
+export interface BackoffSettings {
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** The ceiling of retry `n` (1 for the first retry): `min(maxDelayMs, baseDelayMs * 2 ** (n - 1))`. */
+export function backoffCeiling(retryNumber: number, settings: BackoffSettings): number {
+  // 2 ** 1100 is Infinity, and Infinity * 0 is NaN: cap the exponent before it gets there.
+  const exponent = Math.min(retryNumber - 1, 1023);
+  return Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** exponent);
+}
+
+/**
+ * Full jitter: a delay drawn uniformly over `[0, ceiling)`, so clients that failed together
+ * come back spread over the whole interval instead of in one wave.
+ */
+export function fullJitterDelay(
+  retryNumber: number,
+  settings: BackoffSettings,
+  random: () => number,
+): number {
+  return random() * backoffCeiling(retryNumber, settings);
+}

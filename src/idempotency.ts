@@ -1,0 +1,47 @@
+import type { ResolvedOptions } from './options';
+import { DEFAULT_IDEMPOTENCY_KEY } from './options';
+
+interface Headers {
+  set?(name: string, value: string): unknown;
+}
+
+/** The header that carries a call's idempotency key under these options. */
+export function idempotencyHeader(options: ResolvedOptions): string {
+  return options.idempotencyKey ? options.idempotencyKey.header : DEFAULT_IDEMPOTENCY_KEY.header;
+}
+
+/** Reads a header in any case, from axios's headers or a plain object. */
+export function readHeader(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object') return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === wanted && value !== undefined && value !== null && value !== false) {
+      return String(value);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The idempotency key of a call's first attempt: the caller's own header if it set one (kept
+ * as it is, whatever the options), else a new key when the options ask for one for this method.
+ * A new key is written to `headers`; the key is returned either way.
+ */
+export function stampIdempotencyKey(
+  headers: Headers & object,
+  method: string | undefined,
+  options: ResolvedOptions,
+): string | undefined {
+  const header = idempotencyHeader(options);
+  const existing = readHeader(headers, header);
+  if (existing !== undefined) return existing;
+  const keyOptions = options.idempotencyKey;
+  if (!keyOptions || !keyOptions.methods.includes((method ?? 'get').toUpperCase())) return undefined;
+  const key = keyOptions.generate();
+  if (typeof key !== 'string' || key === '') {
+    throw new TypeError('axios-safe-retry: `idempotencyKey.generate` must return a non-empty string.');
+  }
+  if (typeof headers.set === 'function') headers.set(header, key);
+  else (headers as Record<string, unknown>)[header] = key;
+  return key;
+}

@@ -1,0 +1,164 @@
+import type { AxiosError, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { createRetryBudget } from './budget';
+import { cancellationError, cancellationOf } from './cancellation';
+import { classifyFailure } from './classify';
+import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
+import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
+import { type AttemptOutcome, decide } from './policy';
+import { isReplayableBody } from './replayable-body';
+import { type Reissue, reissueThrough } from './reissue';
+import { sleep } from './sleep';
+import type { RetryOptions, RetryState, StopReason } from './types';
+
+type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
+
+/** An axios error of a request (not, say, an error thrown by another interceptor). */
+function isFailedAttempt(error: unknown): error is FailedAttempt {
+  const candidate = error as Partial<AxiosError> | null;
+  return candidate?.isAxiosError === true && typeof candidate.config === 'object';
+}
+
+function newState(now: number, idempotencyKey: string | undefined): RetryState {
+  return { retryCount: 0, startedAt: now, delays: [], ...(idempotencyKey ? { idempotencyKey } : {}) };
+}
+
+/** Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot hold it. */
+function clampToDeadline(
+  config: InternalAxiosRequestConfig,
+  options: ResolvedOptions | false,
+  state: RetryState,
+  now: number,
+): void {
+  if (!options || options.deadlineMs === undefined) return;
+  // axios reads a timeout of 0 as "none": never go below 1 ms.
+  const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
+  config.timeout = config.timeout ? Math.min(config.timeout, remaining) : remaining;
+}
+
+function outcomeOf(failure: FailedAttempt, options: ResolvedOptions, state: RetryState): AttemptOutcome {
+  const { config, response } = failure;
+  const headers = response?.headers;
+  return {
+    classification: classifyFailure({
+      code: failure.code,
+      status: response?.status,
+      causeCode: (failure.cause as { code?: string } | undefined)?.code,
+    }),
+    status: response?.status,
+    method: (config.method ?? 'get').toUpperCase(),
+    hasIdempotencyKey:
+      state.idempotencyKey !== undefined ||
+      readHeader(config.headers, idempotencyHeader(options)) !== undefined,
+    replayableBody: isReplayableBody(config.data),
+    retryAfter: readHeader(headers, 'retry-after'),
+    responseDate: readHeader(headers, 'date'),
+    verdict: () => options.shouldRetry?.(failure, state),
+  };
+}
+
+/** Ends the call: the error is rethrown as it is, with why retrying stopped on its config. */
+function stopped(error: unknown, config: InternalAxiosRequestConfig, state: RetryState, reason: StopReason): unknown {
+  config.retryState = { ...state, stopReason: reason };
+  return error;
+}
+
+interface RetryHandlers {
+  /** Request side: starts the call's state, stamps the key, records the call in the budget, clamps the timeout. */
+  onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
+  /** Response-error side: stops with a reason, or sleeps and sends the call again, until it settles. */
+  onError(error: unknown): Promise<AxiosResponse>;
+}
+
+function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue): RetryHandlers {
+  const client = resolveClientOptions(options);
+  const budget = client.budget ? createRetryBudget(client.budget) : undefined;
+
+  function startCall(now: number, idempotencyKey: string | undefined): RetryState {
+    budget?.recordRequest(now);
+    return newState(now, idempotencyKey);
+  }
+
+  return {
+    onRequest(config) {
+      const callOptions = resolveRequestOptions(client, config.retry);
+      const now = Date.now();
+      let state = config.retryState;
+      if (!state) {
+        const key = callOptions ? stampIdempotencyKey(config.headers, config.method, callOptions) : undefined;
+        state = startCall(now, key);
+        config.retryState = state;
+      }
+      clampToDeadline(config, callOptions, state, now);
+      return config;
+    },
+
+    async onError(error) {
+      if (!isFailedAttempt(error)) throw error;
+      let failure = error;
+      const callOptions = resolveRequestOptions(client, failure.config.retry);
+      // Used alone (no request side), the call's state starts at its first failure.
+      let state =
+        failure.config.retryState ??
+        startCall(Date.now(), readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)));
+      if (!callOptions) throw stopped(failure, failure.config, state, 'disabled');
+
+      for (;;) {
+        const { config } = failure;
+        const decision = decide(outcomeOf(failure, callOptions, state), state, callOptions, budget, Date.now());
+        if (!decision.retry) throw stopped(failure, config, state, decision.reason);
+
+        const { delayMs, finalAttempt } = decision;
+        const next: RetryState = {
+          ...state,
+          retryCount: state.retryCount + 1,
+          delays: [...state.delays, delayMs],
+          ...(finalAttempt ? { finalAttempt } : {}),
+        };
+        const current = failure;
+        await sleep(
+          delayMs,
+          cancellationOf(config),
+          () => stopped(cancellationError(config), config, state, 'canceled'),
+          () =>
+            callOptions.onRetry?.(
+              Object.freeze({ retryCount: next.retryCount, delayMs, error: current, config }),
+            ),
+        );
+
+        const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
+        clampToDeadline(retryConfig, callOptions, next, Date.now());
+        try {
+          return await reissue(retryConfig);
+        } catch (retryError) {
+          if (!isFailedAttempt(retryError)) throw retryError;
+          failure = retryError;
+          state = next;
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The response-error interceptor alone:
+ * `instance.interceptors.response.use(undefined, retryInterceptor(options))`.
+ * It sees a call only once it has failed, so it cannot stamp an idempotency key on the first
+ * attempt nor clamp that attempt to the deadline; prefer `attachRetry`.
+ */
+export function retryInterceptor(options?: RetryOptions): (error: unknown) => Promise<AxiosResponse> {
+  return createRetryHandlers(options, reissueThrough()).onError;
+}
+
+/**
+ * Installs retries on an instance: a request interceptor (state, idempotency key, deadline,
+ * budget) and the response-error interceptor. Returns a function that removes both.
+ */
+export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
+  const handlers = createRetryHandlers(options, reissueThrough(instance));
+  const requestId = instance.interceptors.request.use(handlers.onRequest);
+  const responseId = instance.interceptors.response.use(undefined, handlers.onError);
+  return () => {
+    instance.interceptors.request.eject(requestId);
+    instance.interceptors.response.eject(responseId);
+  };
+}

@@ -1,0 +1,82 @@
+import { fullJitterDelay } from './backoff';
+import type { RetryBudget } from './budget';
+import type { Classification } from './classify';
+import type { ResolvedOptions } from './options';
+import { retryAfterMs } from './retry-after';
+import type { RetryState, StopReason } from './types';
+
+/** What is known of a failed attempt, read off the axios error by the interceptor. */
+export interface AttemptOutcome {
+  readonly classification: Classification;
+  readonly status: number | undefined;
+  /** Upper case. */
+  readonly method: string;
+  readonly hasIdempotencyKey: boolean;
+  readonly replayableBody: boolean;
+  readonly retryAfter: string | undefined;
+  /** The response's `Date` header: the server's clock, for an HTTP-date `Retry-After`. */
+  readonly responseDate: string | undefined;
+  /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
+  readonly verdict: () => boolean | undefined;
+}
+
+export type Decision =
+  | { readonly retry: false; readonly reason: StopReason }
+  | { readonly retry: true; readonly delayMs: number; readonly finalAttempt: boolean };
+
+const stop = (reason: StopReason): Decision => ({ retry: false, reason });
+
+/** The default rule: is this failure worth repeating at all? */
+function isRepeatable(outcome: AttemptOutcome, options: ResolvedOptions): boolean {
+  const { classification, status, method, hasIdempotencyKey } = outcome;
+  // The server may have acted on the request: repeat it only if doing so twice is harmless.
+  const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
+  switch (classification.kind) {
+    case 'status':
+      return status !== undefined && options.statusCodes.includes(status) && safeToRepeat;
+    case 'transient':
+      return classification.neverSent || safeToRepeat;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
+ * `budget` is charged only when the answer is to retry a request that reached the server.
+ * Pure but for `options.random` and the budget, both given.
+ */
+export function decide(
+  outcome: AttemptOutcome,
+  state: RetryState,
+  options: ResolvedOptions | false,
+  budget: RetryBudget | undefined,
+  now: number,
+): Decision {
+  if (options === false) return stop('disabled');
+  if (outcome.classification.kind === 'canceled') return stop('canceled');
+  if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
+  if (!outcome.replayableBody) return stop('body-not-replayable');
+  if (state.retryCount >= options.retries) return stop('retries-exhausted');
+
+  const remaining =
+    options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
+  if (state.finalAttempt || remaining <= 0) return stop('deadline');
+
+  const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
+  const asked = retryAfterMs(outcome.retryAfter, outcome.responseDate, now);
+  if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
+  if (asked !== undefined && asked > remaining) return stop('deadline');
+
+  const earliest = asked ?? 0;
+  let delayMs = earliest + jitter;
+  // A wait that would end past the deadline becomes one last attempt at a point drawn over the
+  // time that remains: neither giving up while time remains, nor all clients at the last moment.
+  const finalAttempt = delayMs >= remaining;
+  if (finalAttempt) delayMs = earliest + options.random() * (remaining - earliest);
+
+  if (!outcome.classification.neverSent && budget && !budget.tryWithdraw(now)) {
+    return stop('budget-exhausted');
+  }
+  return { retry: true, delayMs, finalAttempt };
+}

@@ -1,0 +1,46 @@
+import {
+  Axios,
+  type AxiosInstance,
+  type AxiosRequestConfig,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+
+/** Sends one more attempt of a call and settles with its outcome. */
+export type Reissue = (config: InternalAxiosRequestConfig) => Promise<AxiosResponse>;
+
+interface InterceptorHandler {
+  fulfilled?: (
+    value: InternalAxiosRequestConfig,
+  ) => InternalAxiosRequestConfig | Promise<InternalAxiosRequestConfig>;
+  rejected?: (error: unknown) => unknown;
+  synchronous?: boolean;
+  runWhen?: ((config: InternalAxiosRequestConfig) => boolean) | null;
+}
+
+interface InspectableInterceptors {
+  forEach?(visit: (handler: InterceptorHandler) => void): void;
+}
+
+/**
+ * Re-sending through the instance itself (as other retry plugins do) would run the instance's
+ * response interceptors once per attempt, and once more as the outcome unwinds. Instead each
+ * attempt goes through a bare `Axios` with the instance's defaults and its request interceptors,
+ * as they are at the time of the attempt (a refreshed token reaches the retry), but no response
+ * interceptors: those then see the call's final outcome once, from the interceptor that retries.
+ * Without an instance, the attempt's own config (which axios merged with the defaults) is all.
+ */
+export function reissueThrough(instance?: AxiosInstance): Reissue {
+  return (config) => {
+    const bare = new Axios((instance?.defaults ?? {}) as AxiosRequestConfig);
+    const requestInterceptors = instance?.interceptors.request as InspectableInterceptors | undefined;
+    requestInterceptors?.forEach?.((handler) => {
+      bare.interceptors.request.use(handler.fulfilled, handler.rejected, {
+        synchronous: handler.synchronous ?? false,
+        ...(handler.runWhen ? { runWhen: handler.runWhen } : {}),
+      });
+    });
+    // The body was already transformed (serialised) by the first attempt: send it as it is.
+    return bare.request({ ...config, transformRequest: [] });
+  };
+}
