@@ -24,7 +24,7 @@ describe('resolveClientOptions: defaults', () => {
       retries: 3,
       baseDelayMs: 100,
       maxDelayMs: 20_000,
-      random: Math.random,
+      random: expect.any(Function),
       statusCodes: [408, 429, 500, 502, 503, 504],
       methods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'],
       maxRetryAfterMs: 60_000,
@@ -33,6 +33,15 @@ describe('resolveClientOptions: defaults', () => {
     expect(DEFAULT_RETRY_BUDGET).toEqual({ ratio: 0.1, minRetriesPerSecond: 10, windowMs: 10_000 });
     expect(DEFAULT_IDEMPOTENCY_KEY).toMatchObject({ header: 'Idempotency-Key', methods: ['POST', 'PATCH'] });
     expect(DEFAULT_IDEMPOTENCY_KEY.generate()).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('draws from Math.random by default, looked up at each draw', () => {
+    const stub = jest.spyOn(Math, 'random').mockReturnValue(0.25);
+    try {
+      expect(resolveClientOptions().options.random()).toBe(0.25);
+    } finally {
+      stub.mockRestore();
+    }
   });
 
   it('takes the default for each budget field a partial budget omits', () => {

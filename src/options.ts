@@ -31,7 +31,8 @@ export const DEFAULT_OPTIONS = {
   retries: 3,
   baseDelayMs: 100,
   maxDelayMs: 20_000,
-  random: Math.random,
+  // Looked up at each draw, so a test that stubs Math.random reaches it.
+  random: (): number => Math.random(),
   statusCodes: [408, 429, 500, 502, 503, 504],
   methods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'],
   maxRetryAfterMs: 60_000,
