@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type Failure, classifyFailure, isRepeatableStatus } from '../src/classify';
+import { classifyFailure, type Failure, isRepeatableStatus } from '../src/classify';
 
 describe('classifyFailure', () => {
   it.each<[string, Failure, string, boolean]>([
@@ -12,7 +12,12 @@ describe('classifyFailure', () => {
     ['a connection reset', { code: 'ECONNRESET' }, 'transient', false],
     ['a refused connection', { code: 'ECONNREFUSED' }, 'transient', true],
     ['a DNS failure', { code: 'ENOTFOUND' }, 'transient', true],
-    ['a refused connection seen by fetch', { code: 'ERR_NETWORK', causeCode: 'ECONNREFUSED' }, 'transient', true],
+    [
+      'a refused connection seen by fetch',
+      { code: 'ERR_NETWORK', causeCode: 'ECONNREFUSED' },
+      'transient',
+      true,
+    ],
     ['an invalid URL', { code: 'ERR_INVALID_URL' }, 'permanent', false],
     ['a bad option', { code: 'ERR_BAD_OPTION_VALUE' }, 'permanent', false],
     ['a TLS certificate error', { code: 'CERT_HAS_EXPIRED' }, 'permanent', false],
@@ -23,10 +28,14 @@ describe('classifyFailure', () => {
 
   it('treats any failure with a response as a status failure, whatever its code (property)', () => {
     fc.assert(
-      fc.property(fc.option(fc.string(), { nil: undefined }), fc.integer({ min: 100, max: 599 }), (code, status) => {
-        fc.pre(code !== 'ERR_CANCELED');
-        return classifyFailure({ code, status }).kind === 'status';
-      }),
+      fc.property(
+        fc.option(fc.string(), { nil: undefined }),
+        fc.integer({ min: 100, max: 599 }),
+        (code, status) => {
+          fc.pre(code !== 'ERR_CANCELED');
+          return classifyFailure({ code, status }).kind === 'status';
+        },
+      ),
     );
   });
 });

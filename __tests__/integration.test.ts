@@ -1,6 +1,6 @@
 import axios, { AxiosError } from 'axios';
-import { attachRetry } from '../src';
 import type { RetryOptions } from '../src';
+import { attachRetry } from '../src';
 import { type LoopbackServer, startServer } from './helpers/loopback-server';
 
 // Real sockets on 127.0.0.1 with real faults. Delays are kept short with a small baseDelayMs;
@@ -43,7 +43,10 @@ it('retries through refused connections until the server is back, for a POST too
   await server.stop();
   const reopened = new Promise((resolve) => setTimeout(resolve, 150)).then(() => server!.restart());
   const client = clientFor(server.url, { retries: 20, deadlineMs: 5000 });
-  const [get, post] = await Promise.all([client.get('/items'), client.post('/charges', { amount: 1 })]);
+  const [get, post] = await Promise.all([
+    client.get('/items'),
+    client.post('/charges', { amount: 1 }),
+  ]);
   await reopened;
   expect([get.data, post.data]).toEqual(['back', 'back']);
   expect(post.config.retryState?.retryCount).toBeGreaterThan(0);
@@ -118,7 +121,9 @@ describe('an ambiguous write: the server performs a POST, then drops the connect
   it('with an idempotency key, retries with the same key and the effect happens exactly once', async () => {
     const payments = paymentServer();
     server = await payments.ready;
-    const response = await clientFor(server.url, { idempotencyKey: true }).post('/charges', { amount: 100 });
+    const response = await clientFor(server.url, { idempotencyKey: true }).post('/charges', {
+      amount: 100,
+    });
     expect(response.data).toBe('charge-1');
     expect(payments.effects()).toBe(1);
     expect(server.arrivals).toHaveLength(2);

@@ -19,7 +19,13 @@ function failureOf(outcome: { error?: unknown }): AxiosError {
 describe('retrying a failed call', () => {
   it('rides through 503s with full-jitter delays and records the state on the config', async () => {
     const { client, mock, events } = mockClient();
-    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503).onGet('/items').reply(200, 'ok');
+    mock
+      .onGet('/items')
+      .replyOnce(503)
+      .onGet('/items')
+      .replyOnce(503)
+      .onGet('/items')
+      .reply(200, 'ok');
     const { value } = await settle(client.get('/items'));
     expect(value?.data).toBe('ok');
     expect(mock.history.get).toHaveLength(3);
@@ -27,7 +33,11 @@ describe('retrying a failed call', () => {
       [1, 50, 503],
       [2, 100, 503],
     ]);
-    expect(value?.config.retryState).toMatchObject({ retryCount: 2, startedAt: 0, delays: [50, 100] });
+    expect(value?.config.retryState).toMatchObject({
+      retryCount: 2,
+      startedAt: 0,
+      delays: [50, 100],
+    });
     expect(value?.config.retryState?.stopReason).toBeUndefined();
   });
 
@@ -44,11 +54,20 @@ describe('retrying a failed call', () => {
 
   it("rejects with axios's own last error, unchanged, once retries run out", async () => {
     const { client, mock } = mockClient({ retries: 2 });
-    mock.onGet('/items').replyOnce(503, 'first').onGet('/items').replyOnce(502, 'second').onGet('/items').reply(500, 'third');
+    mock
+      .onGet('/items')
+      .replyOnce(503, 'first')
+      .onGet('/items')
+      .replyOnce(502, 'second')
+      .onGet('/items')
+      .reply(500, 'third');
     const error = failureOf(await settle(client.get('/items')));
     expect(axios.isAxiosError(error)).toBe(true);
     expect(error.response?.data).toBe('third');
-    expect(error.config?.retryState).toMatchObject({ retryCount: 2, stopReason: 'retries-exhausted' });
+    expect(error.config?.retryState).toMatchObject({
+      retryCount: 2,
+      stopReason: 'retries-exhausted',
+    });
     expect(mock.history.get).toHaveLength(3);
   });
 
@@ -132,7 +151,9 @@ describe('per-request config', () => {
   it('overrides the client options field by field', async () => {
     const { client, mock, events } = mockClient({ retries: 5 });
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items', { retry: { retries: 1, baseDelayMs: 1000 } })));
+    const error = failureOf(
+      await settle(client.get('/items', { retry: { retries: 1, baseDelayMs: 1000 } })),
+    );
     expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
     expect(events.map((e) => e.delayMs)).toEqual([500]);
     expect(mock.history.get).toHaveLength(2);
@@ -185,7 +206,13 @@ describe('idempotency keys', () => {
   it('stamps a key on the first attempt of a POST and sends the same key on every retry', async () => {
     let n = 0;
     const { client, mock } = mockClient({ idempotencyKey: { generate: () => `key-${++n}` } });
-    mock.onPost('/charges').replyOnce(503).onPost('/charges').replyOnce(503).onPost('/charges').reply(201);
+    mock
+      .onPost('/charges')
+      .replyOnce(503)
+      .onPost('/charges')
+      .replyOnce(503)
+      .onPost('/charges')
+      .reply(201);
     const { value } = await settle(client.post('/charges', { amount: 100 }));
     expect(value?.status).toBe(201);
     expect(mock.history.post.map(keyHeader)).toEqual(['key-1', 'key-1', 'key-1']);
@@ -206,13 +233,18 @@ describe('idempotency keys', () => {
     mock.onGet('/items').reply(200);
     mock.onPut('/items/1').reply(200);
     await settle(Promise.all([client.get('/items'), client.put('/items/1', {})]));
-    expect([...mock.history.get, ...mock.history.put].map(keyHeader)).toEqual([undefined, undefined]);
+    expect([...mock.history.get, ...mock.history.put].map(keyHeader)).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it('turns keys on per request', async () => {
     const { client, mock } = mockClient();
     mock.onPost('/charges').replyOnce(503).onPost('/charges').reply(201);
-    const { value } = await settle(client.post('/charges', {}, { retry: { idempotencyKey: true } }));
+    const { value } = await settle(
+      client.post('/charges', {}, { retry: { idempotencyKey: true } }),
+    );
     expect(value?.status).toBe(201);
     expect(new Set(mock.history.post.map(keyHeader)).size).toBe(1);
     expect(keyHeader(mock.history.post[0]!)).toBeDefined();
@@ -221,12 +253,13 @@ describe('idempotency keys', () => {
   it("keeps the caller's own header, in any case, and retries the write with it, even with keys off", async () => {
     const { client, mock } = mockClient();
     mock.onPost('/charges').replyOnce(503).onPost('/charges').reply(201);
-    const { value } = await settle(client.post('/charges', {}, { headers: { 'idempotency-key': 'mine' } }));
+    const { value } = await settle(
+      client.post('/charges', {}, { headers: { 'idempotency-key': 'mine' } }),
+    );
     expect(value?.status).toBe(201);
-    expect(mock.history.post.map((c) => (c.headers as Record<string, string>)['idempotency-key'])).toEqual([
-      'mine',
-      'mine',
-    ]);
+    expect(
+      mock.history.post.map((c) => (c.headers as Record<string, string>)['idempotency-key']),
+    ).toEqual(['mine', 'mine']);
     expect(value?.config.retryState?.idempotencyKey).toBe('mine');
   });
 
@@ -329,7 +362,9 @@ describe('cancellation', () => {
     const { client, mock } = mockClient({ baseDelayMs: 10_000 });
     mock.onGet('/items').reply(503);
     const source = axios.CancelToken.source();
-    const outcome = client.get('/items', { cancelToken: source.token }).catch((error: unknown) => error);
+    const outcome = client
+      .get('/items', { cancelToken: source.token })
+      .catch((error: unknown) => error);
     await jest.advanceTimersByTimeAsync(10);
     source.cancel('user left');
     const error = await outcome;
@@ -361,7 +396,12 @@ describe('the retry budget', () => {
     const reasons = (outcomes.value ?? []).map(
       (o) => ((o as PromiseRejectedResult).reason as AxiosError).config?.retryState?.stopReason,
     );
-    expect(reasons.sort()).toEqual(['budget-exhausted', 'budget-exhausted', 'retries-exhausted', 'retries-exhausted']);
+    expect(reasons.sort()).toEqual([
+      'budget-exhausted',
+      'budget-exhausted',
+      'retries-exhausted',
+      'retries-exhausted',
+    ]);
     expect(mock.history.get).toHaveLength(6);
   });
 
@@ -405,11 +445,9 @@ describe('re-issuing the same call', () => {
     );
     mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503).onGet('/items').reply(200);
     await settle(client.get('/items'));
-    expect(mock.history.get.map((c) => (c.headers as Record<string, string>).Authorization)).toEqual([
-      'Bearer 1',
-      'Bearer 2',
-      'Bearer 3',
-    ]);
+    expect(
+      mock.history.get.map((c) => (c.headers as Record<string, string>).Authorization),
+    ).toEqual(['Bearer 1', 'Bearer 2', 'Bearer 3']);
     expect(seen).toEqual([200]);
 
     mock.reset();
@@ -424,12 +462,21 @@ describe('re-issuing the same call', () => {
     const transform = jest.fn((data: unknown) => JSON.stringify({ wrapped: data }));
     mock.onPost('/charges').replyOnce(503).onPost('/charges').reply(201);
     await settle(
-      client.post('/charges', { amount: 1 }, { params: { v: 2 }, headers: { 'X-Trace': 't1' }, transformRequest: [transform] }),
+      client.post(
+        '/charges',
+        { amount: 1 },
+        { params: { v: 2 }, headers: { 'X-Trace': 't1' }, transformRequest: [transform] },
+      ),
     );
     expect(transform).toHaveBeenCalledTimes(1);
     const [first, second] = mock.history.post;
     for (const attempt of [first!, second!]) {
-      expect(attempt).toMatchObject({ method: 'post', url: '/charges', params: { v: 2 }, data: '{"wrapped":{"amount":1}}' });
+      expect(attempt).toMatchObject({
+        method: 'post',
+        url: '/charges',
+        params: { v: 2 },
+        data: '{"wrapped":{"amount":1}}',
+      });
       expect((attempt.headers as Record<string, string>)['X-Trace']).toBe('t1');
     }
   });
@@ -462,8 +509,12 @@ describe('attachRetry', () => {
   });
 
   it('fails at once on bad options, naming the option', () => {
-    expect(() => attachRetry(axios.create(), { retries: -1 })).toThrow(/`retries` must be a whole number ≥ 0/);
-    expect(() => retryInterceptor({ retryBudget: { ratio: 2 } })).toThrow(/`retryBudget.ratio` must be a number from 0 to 1/);
+    expect(() => attachRetry(axios.create(), { retries: -1 })).toThrow(
+      /`retries` must be a whole number ≥ 0/,
+    );
+    expect(() => retryInterceptor({ retryBudget: { ratio: 2 } })).toThrow(
+      /`retryBudget.ratio` must be a number from 0 to 1/,
+    );
   });
 });
 
@@ -480,7 +531,10 @@ describe('retryInterceptor used alone', () => {
       throw new AxiosError(`status ${status}`, 'ERR_BAD_RESPONSE', config, {}, response);
     };
     const client = axios.create({ baseURL: 'http://api.test', adapter });
-    client.interceptors.response.use(undefined, retryInterceptor({ random: () => 0.5, ...options }));
+    client.interceptors.response.use(
+      undefined,
+      retryInterceptor({ random: () => 0.5, ...options }),
+    );
     return { client, sent };
   }
 
@@ -488,7 +542,11 @@ describe('retryInterceptor used alone', () => {
     const { client, sent } = bareClient();
     jest.setSystemTime(500);
     const { value } = await settle(client.get('/items'));
-    expect((value as AxiosResponse).config.retryState).toMatchObject({ retryCount: 1, startedAt: 500, delays: [50] });
+    expect((value as AxiosResponse).config.retryState).toMatchObject({
+      retryCount: 1,
+      startedAt: 500,
+      delays: [50],
+    });
     expect(sent).toHaveLength(2);
   });
 
@@ -499,9 +557,24 @@ describe('retryInterceptor used alone', () => {
     expect(unkeyed.sent).toHaveLength(1);
 
     const keyed = bareClient({ idempotencyKey: true });
-    const { value } = await settle(keyed.client.post('/charges', {}, { headers: { 'Idempotency-Key': 'k1' } }));
+    const { value } = await settle(
+      keyed.client.post('/charges', {}, { headers: { 'Idempotency-Key': 'k1' } }),
+    );
     expect(value?.status).toBe(200);
     expect(value?.config.retryState?.idempotencyKey).toBe('k1');
     expect(keyed.sent.map((c) => c.headers['Idempotency-Key'])).toEqual(['k1', 'k1']);
+  });
+});
+
+describe('a key generator that returns no key', () => {
+  it('rejects the call with a clear error and sends nothing', async () => {
+    const { client, mock } = mockClient({ idempotencyKey: { generate: () => '' } });
+    mock.onPost('/charges').reply(201);
+    const { error } = await settle(client.post('/charges', {}));
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(
+      /`idempotencyKey.generate` must return a non-empty string/,
+    );
+    expect(mock.history.post).toHaveLength(0);
   });
 });

@@ -31,7 +31,10 @@ describe('resolveClientOptions: defaults', () => {
       idempotencyKey: false,
     });
     expect(DEFAULT_RETRY_BUDGET).toEqual({ ratio: 0.1, minRetriesPerSecond: 10, windowMs: 10_000 });
-    expect(DEFAULT_IDEMPOTENCY_KEY).toMatchObject({ header: 'Idempotency-Key', methods: ['POST', 'PATCH'] });
+    expect(DEFAULT_IDEMPOTENCY_KEY).toMatchObject({
+      header: 'Idempotency-Key',
+      methods: ['POST', 'PATCH'],
+    });
     expect(DEFAULT_IDEMPOTENCY_KEY.generate()).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -60,7 +63,10 @@ describe('resolveClientOptions: defaults', () => {
 
   it('takes the default for idempotencyKey fields an object omits', () => {
     const { options } = resolveClientOptions({ idempotencyKey: { header: 'X-Request-Id' } });
-    expect(options.idempotencyKey).toMatchObject({ header: 'X-Request-Id', methods: ['POST', 'PATCH'] });
+    expect(options.idempotencyKey).toMatchObject({
+      header: 'X-Request-Id',
+      methods: ['POST', 'PATCH'],
+    });
   });
 
   it('treats a field set to undefined as not set', () => {
@@ -70,26 +76,66 @@ describe('resolveClientOptions: defaults', () => {
 
 describe('resolveClientOptions: bad options fail with the option name and the allowed range', () => {
   it.each<[string, unknown, RegExp]>([
-    ['negative retries', { retries: -1 }, /`retries` must be a whole number ≥ 0 \(or Infinity\); got -1/],
+    [
+      'negative retries',
+      { retries: -1 },
+      /`retries` must be a whole number ≥ 0 \(or Infinity\); got -1/,
+    ],
     ['fractional retries', { retries: 1.5 }, /`retries` must be a whole number/],
     ['retries as a string', { retries: '3' }, /`retries` must be a whole number.*got "3"/],
     ['NaN baseDelayMs', { baseDelayMs: Number.NaN }, /`baseDelayMs` must be a number from 0 to/],
     ['negative maxDelayMs', { maxDelayMs: -5 }, /`maxDelayMs` must be a number from 0/],
     ['infinite maxDelayMs', { maxDelayMs: Infinity }, /`maxDelayMs` must be a number from 0/],
     ['random not a function', { random: 0.5 }, /`random` must be a function; got 0.5/],
-    ['a 404 in statusCodes', { statusCodes: [404] }, /`statusCodes` must be an array of 408, 429 and 5xx/],
+    [
+      'a 404 in statusCodes',
+      { statusCodes: [404] },
+      /`statusCodes` must be an array of 408, 429 and 5xx/,
+    ],
     ['statusCodes not an array', { statusCodes: 503 }, /`statusCodes` must be an array/],
     ['methods not strings', { methods: [1] }, /`methods` must be an array of HTTP method names/],
     ['shouldRetry not a function', { shouldRetry: true }, /`shouldRetry` must be a function/],
-    ['negative maxRetryAfterMs', { maxRetryAfterMs: -1 }, /`maxRetryAfterMs` must be a number from 0 to Infinity/],
+    [
+      'negative maxRetryAfterMs',
+      { maxRetryAfterMs: -1 },
+      /`maxRetryAfterMs` must be a number from 0 to Infinity/,
+    ],
     ['zero deadlineMs', { deadlineMs: 0 }, /`deadlineMs` must be a number from 1 to/],
-    ['idempotencyKey as a string', { idempotencyKey: 'yes' }, /`idempotencyKey` must be an object; got "yes"/],
-    ['a bad key header name', { idempotencyKey: { header: 'Bad Header' } }, /`idempotencyKey.header` must be a header name/],
-    ['a key generate not a function', { idempotencyKey: { generate: 'x' } }, /`idempotencyKey.generate` must be a function/],
-    ['an unknown key option', { idempotencyKey: { name: 'x' } }, /unknown option `name` in `idempotencyKey`/],
-    ['a budget ratio above 1', { retryBudget: { ratio: 1.5 } }, /`retryBudget.ratio` must be a number from 0 to 1; got 1.5/],
-    ['a negative budget ratio', { retryBudget: { ratio: -0.1 } }, /`retryBudget.ratio` must be a number from 0 to 1/],
-    ['a zero budget window', { retryBudget: { windowMs: 0 } }, /`retryBudget.windowMs` must be a number from 1/],
+    [
+      'idempotencyKey as a string',
+      { idempotencyKey: 'yes' },
+      /`idempotencyKey` must be an object; got "yes"/,
+    ],
+    [
+      'a bad key header name',
+      { idempotencyKey: { header: 'Bad Header' } },
+      /`idempotencyKey.header` must be a header name/,
+    ],
+    [
+      'a key generate not a function',
+      { idempotencyKey: { generate: 'x' } },
+      /`idempotencyKey.generate` must be a function/,
+    ],
+    [
+      'an unknown key option',
+      { idempotencyKey: { name: 'x' } },
+      /unknown option `name` in `idempotencyKey`/,
+    ],
+    [
+      'a budget ratio above 1',
+      { retryBudget: { ratio: 1.5 } },
+      /`retryBudget.ratio` must be a number from 0 to 1; got 1.5/,
+    ],
+    [
+      'a negative budget ratio',
+      { retryBudget: { ratio: -0.1 } },
+      /`retryBudget.ratio` must be a number from 0 to 1/,
+    ],
+    [
+      'a zero budget window',
+      { retryBudget: { windowMs: 0 } },
+      /`retryBudget.windowMs` must be a number from 1/,
+    ],
     ['a budget of true', { retryBudget: true }, /`retryBudget` must be an object; got true/],
     ['onRetry not a function', { onRetry: 'log' }, /`onRetry` must be a function/],
     ['a misspelt option', { retires: 3 }, /unknown option `retires`; the options are retries, /],
@@ -134,7 +180,9 @@ describe('resolveRequestOptions', () => {
     expect(() => resolveRequestOptions(client, { retries: -2 })).toThrow(
       /`retry.retries` must be a whole number ≥ 0/,
     );
-    expect(() => resolveRequestOptions(client, 'often' as never)).toThrow(/`retry` must be an object/);
+    expect(() => resolveRequestOptions(client, 'often' as never)).toThrow(
+      /`retry` must be an object/,
+    );
   });
 
   it('refuses a per-request budget: the budget belongs to the client', () => {

@@ -45,11 +45,27 @@ describe('decide: what is retried', () => {
     ['a PUT answered 503', { method: 'PUT' }, true],
     ['a POST answered 503, without a key', { method: 'POST' }, false],
     ['a POST answered 503, with a key', { method: 'POST', hasIdempotencyKey: true }, true],
-    ['a PATCH reset mid-request, without a key', { method: 'PATCH', classification: reset, status: undefined }, false],
-    ['a PATCH reset mid-request, with a key', { method: 'PATCH', classification: reset, status: undefined, hasIdempotencyKey: true }, true],
+    [
+      'a PATCH reset mid-request, without a key',
+      { method: 'PATCH', classification: reset, status: undefined },
+      false,
+    ],
+    [
+      'a PATCH reset mid-request, with a key',
+      { method: 'PATCH', classification: reset, status: undefined, hasIdempotencyKey: true },
+      true,
+    ],
     ['a GET reset mid-request', { classification: reset, status: undefined }, true],
-    ['a POST whose connection was refused (never sent)', { method: 'POST', classification: refused, status: undefined }, true],
-    ['an invalid URL', { classification: { kind: 'permanent', neverSent: false }, status: undefined }, false],
+    [
+      'a POST whose connection was refused (never sent)',
+      { method: 'POST', classification: refused, status: undefined },
+      true,
+    ],
+    [
+      'an invalid URL',
+      { classification: { kind: 'permanent', neverSent: false }, status: undefined },
+      false,
+    ],
   ])('%s → retried: %s', (_label, overrides, retried) => {
     const decision = decide(outcome(overrides), state(), options(), undefined, NOW);
     expect(decision.retry).toBe(retried);
@@ -58,7 +74,11 @@ describe('decide: what is retried', () => {
 
   it('never retries a canceled request, whatever shouldRetry says', () => {
     const decision = decide(
-      outcome({ classification: { kind: 'canceled', neverSent: false }, status: undefined, verdict: () => true }),
+      outcome({
+        classification: { kind: 'canceled', neverSent: false },
+        status: undefined,
+        verdict: () => true,
+      }),
       state(),
       options(),
       undefined,
@@ -69,17 +89,29 @@ describe('decide: what is retried', () => {
 
   it('lets shouldRetry decide both ways, and fall back with undefined', () => {
     const on404 = outcome({ status: 404 });
-    expect(decide({ ...on404, verdict: () => true }, state(), options(), undefined, NOW).retry).toBe(true);
-    expect(decide({ ...outcome(), verdict: () => false }, state(), options(), undefined, NOW)).toEqual({
+    expect(
+      decide({ ...on404, verdict: () => true }, state(), options(), undefined, NOW).retry,
+    ).toBe(true);
+    expect(
+      decide({ ...outcome(), verdict: () => false }, state(), options(), undefined, NOW),
+    ).toEqual({
       retry: false,
       reason: 'not-retryable',
     });
-    expect(decide({ ...outcome(), verdict: () => undefined }, state(), options(), undefined, NOW).retry).toBe(true);
+    expect(
+      decide({ ...outcome(), verdict: () => undefined }, state(), options(), undefined, NOW).retry,
+    ).toBe(true);
   });
 
   it('does not ask shouldRetry when the request is canceled', () => {
     const verdict = jest.fn(() => true);
-    decide(outcome({ classification: { kind: 'canceled', neverSent: false }, verdict }), state(), options(), undefined, NOW);
+    decide(
+      outcome({ classification: { kind: 'canceled', neverSent: false }, verdict }),
+      state(),
+      options(),
+      undefined,
+      NOW,
+    );
     expect(verdict).not.toHaveBeenCalled();
   });
 
@@ -91,8 +123,12 @@ describe('decide: what is retried', () => {
   });
 
   it('stops after `retries` retries', () => {
-    expect(decide(outcome(), state({ retryCount: 2 }), options({ retries: 3 }), undefined, NOW).retry).toBe(true);
-    expect(decide(outcome(), state({ retryCount: 3 }), options({ retries: 3 }), undefined, NOW)).toEqual({
+    expect(
+      decide(outcome(), state({ retryCount: 2 }), options({ retries: 3 }), undefined, NOW).retry,
+    ).toBe(true);
+    expect(
+      decide(outcome(), state({ retryCount: 3 }), options({ retries: 3 }), undefined, NOW),
+    ).toEqual({
       retry: false,
       reason: 'retries-exhausted',
     });
@@ -106,22 +142,43 @@ describe('decide: what is retried', () => {
 describe('decide: how long to wait', () => {
   it('draws full jitter over the doubling ceiling', () => {
     const delays = [0, 1, 2, 3].map((retryCount) => {
-      const decision = decide(outcome(), state({ retryCount }), options({ retries: 5 }), undefined, NOW);
+      const decision = decide(
+        outcome(),
+        state({ retryCount }),
+        options({ retries: 5 }),
+        undefined,
+        NOW,
+      );
       return decision.retry ? decision.delayMs : undefined;
     });
     expect(delays).toEqual([50, 100, 200, 400]);
   });
 
   it('waits the Retry-After plus the jitter draw, never less than asked', () => {
-    const decision = decide(outcome({ status: 429, retryAfter: '2' }), state(), options(), undefined, NOW);
+    const decision = decide(
+      outcome({ status: 429, retryAfter: '2' }),
+      state(),
+      options(),
+      undefined,
+      NOW,
+    );
     expect(decision).toEqual({ retry: true, delayMs: 2050, finalAttempt: false });
-    const noJitter = decide(outcome({ retryAfter: '2' }), state(), options({ random: () => 0 }), undefined, NOW);
+    const noJitter = decide(
+      outcome({ retryAfter: '2' }),
+      state(),
+      options({ random: () => 0 }),
+      undefined,
+      NOW,
+    );
     expect(noJitter).toEqual({ retry: true, delayMs: 2000, finalAttempt: false });
   });
 
   it('reads an HTTP-date Retry-After against the Date header', () => {
     const decision = decide(
-      outcome({ retryAfter: 'Mon, 30 Nov 2026 12:00:10 GMT', responseDate: 'Mon, 30 Nov 2026 12:00:00 GMT' }),
+      outcome({
+        retryAfter: 'Mon, 30 Nov 2026 12:00:10 GMT',
+        responseDate: 'Mon, 30 Nov 2026 12:00:00 GMT',
+      }),
       state(),
       options(),
       undefined,
@@ -154,7 +211,9 @@ describe('decide: the deadline', () => {
   });
 
   it('stops after the attempt the deadline allowed as the last one', () => {
-    expect(decide(outcome(), state({ finalAttempt: true }), withDeadline, undefined, NOW + 10)).toEqual({
+    expect(
+      decide(outcome(), state({ finalAttempt: true }), withDeadline, undefined, NOW + 10),
+    ).toEqual({
       retry: false,
       reason: 'deadline',
     });
@@ -172,7 +231,13 @@ describe('decide: the deadline', () => {
     const draws = [0.9, 0.25];
     const random = () => draws.shift() ?? 0;
     // Retry 4 has a ceiling of 800 ms: the draw of 720 ms would end past the 100 ms left.
-    const decision = decide(outcome(), state({ retryCount: 3 }), options({ retries: 5, deadlineMs: 1000, random }), undefined, NOW + 900);
+    const decision = decide(
+      outcome(),
+      state({ retryCount: 3 }),
+      options({ retries: 5, deadlineMs: 1000, random }),
+      undefined,
+      NOW + 900,
+    );
     expect(decision).toEqual({ retry: true, delayMs: 25, finalAttempt: true });
   });
 
@@ -184,10 +249,22 @@ describe('decide: the deadline', () => {
   });
 
   it('keeps the Retry-After as the floor of a last attempt', () => {
-    const decision = decide(outcome({ retryAfter: '1' }), state(), options({ deadlineMs: 1500 }), undefined, NOW);
+    const decision = decide(
+      outcome({ retryAfter: '1' }),
+      state(),
+      options({ deadlineMs: 1500 }),
+      undefined,
+      NOW,
+    );
     // 1000 ms asked + 50 ms jitter fits in 1500 ms.
     expect(decision).toEqual({ retry: true, delayMs: 1050, finalAttempt: false });
-    const tight = decide(outcome({ retryAfter: '1' }), state(), options({ deadlineMs: 1040 }), undefined, NOW);
+    const tight = decide(
+      outcome({ retryAfter: '1' }),
+      state(),
+      options({ deadlineMs: 1040 }),
+      undefined,
+      NOW,
+    );
     // 1050 ms would end past 1040 ms: a last attempt between 1000 ms and 1040 ms.
     expect(tight).toEqual({ retry: true, delayMs: 1020, finalAttempt: true });
   });
@@ -197,14 +274,20 @@ describe('decide: the retry budget', () => {
   it('stops with budget-exhausted when the budget refuses', () => {
     const budget = createRetryBudget({ ratio: 0, minRetriesPerSecond: 1, windowMs: 1000 });
     expect(decide(outcome(), state(), options(), budget, NOW).retry).toBe(true);
-    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({ retry: false, reason: 'budget-exhausted' });
+    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
   });
 
   it('does not charge a retry of a request that never reached the server', () => {
     const budget = createRetryBudget({ ratio: 0, minRetriesPerSecond: 0, windowMs: 1000 });
     const neverSent = outcome({ classification: refused, status: undefined });
     expect(decide(neverSent, state(), options(), budget, NOW).retry).toBe(true);
-    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({ retry: false, reason: 'budget-exhausted' });
+    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
   });
 
   it('does not charge the budget when another rule stops the call', () => {

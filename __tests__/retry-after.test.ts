@@ -38,9 +38,9 @@ describe('retryAfterMs: HTTP-date', () => {
   it("measures against the response's Date header (the server's clock), not the local clock", () => {
     // The local clock runs 10 minutes fast; the server asks for 30 s from its own now.
     const localNow = NOW + 10 * 60_000;
-    expect(retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', 'Mon, 30 Nov 2026 12:00:00 GMT', localNow)).toBe(
-      30_000,
-    );
+    expect(
+      retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', 'Mon, 30 Nov 2026 12:00:00 GMT', localNow),
+    ).toBe(30_000);
   });
 
   it('falls back to the local clock when the Date header is not a date', () => {
@@ -52,8 +52,12 @@ describe('retryAfterMs: HTTP-date', () => {
   });
 
   it('reads an RFC 850 year over 50 years ahead as the century before', () => {
-    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
-    expect(parseHttpDate('Friday, 06-Nov-76 08:49:37 GMT', NOW)).toBe(Date.UTC(2076, 10, 6, 8, 49, 37));
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', NOW)).toBe(
+      Date.UTC(1994, 10, 6, 8, 49, 37),
+    );
+    expect(parseHttpDate('Friday, 06-Nov-76 08:49:37 GMT', NOW)).toBe(
+      Date.UTC(2076, 10, 6, 8, 49, 37),
+    );
   });
 
   it('round-trips any IMF-fixdate that Date#toUTCString writes (property)', () => {

@@ -12,7 +12,10 @@ function manualInterruption() {
       return () => listeners.delete(listener);
     },
   };
-  return { interruption, fire: () => [...listeners].forEach((l) => l()), listeners };
+  const fire = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  return { interruption, fire, listeners };
 }
 
 describe('sleep', () => {
@@ -46,13 +49,23 @@ describe('sleep', () => {
 
   it('calls onScheduled once the timer is set, and rejects with what it throws', async () => {
     const timers: number[] = [];
-    const first = sleep(5, undefined, () => undefined, () => timers.push(jest.getTimerCount()));
+    const first = sleep(
+      5,
+      undefined,
+      () => undefined,
+      () => timers.push(jest.getTimerCount()),
+    );
     await jest.advanceTimersByTimeAsync(5);
     await first;
     const failure = new Error('hook failed');
-    const slept = sleep(5, undefined, () => undefined, () => {
-      throw failure;
-    });
+    const slept = sleep(
+      5,
+      undefined,
+      () => undefined,
+      () => {
+        throw failure;
+      },
+    );
     await expect(slept).rejects.toBe(failure);
     expect(timers).toEqual([1]);
     expect(jest.getTimerCount()).toBe(0);

@@ -51,12 +51,13 @@ export function createRetryBudget(settings: RetryBudgetSettings): RetryBudget {
 
   return {
     recordRequest(now) {
-      requests[advance(now)]! += 1;
+      const index = advance(now);
+      requests[index] = (requests[index] ?? 0) + 1;
     },
     tryWithdraw(now) {
       const index = advance(now);
       if (sum(retries) + 1 > settings.ratio * sum(requests) + floor) return false;
-      retries[index]! += 1;
+      retries[index] = (retries[index] ?? 0) + 1;
       return true;
     },
   };

@@ -35,11 +35,13 @@ export function stampIdempotencyKey(
   const header = idempotencyHeader(options);
   const existing = readHeader(headers, header);
   if (existing !== undefined) return existing;
-  const keyOptions = options.idempotencyKey;
-  if (!keyOptions || !keyOptions.methods.includes((method ?? 'get').toUpperCase())) return undefined;
+  const keyOptions = options.idempotencyKey || undefined;
+  if (!keyOptions?.methods.includes((method ?? 'get').toUpperCase())) return undefined;
   const key = keyOptions.generate();
   if (typeof key !== 'string' || key === '') {
-    throw new TypeError('axios-safe-retry: `idempotencyKey.generate` must return a non-empty string.');
+    throw new TypeError(
+      'axios-safe-retry: `idempotencyKey.generate` must return a non-empty string.',
+    );
   }
   if (typeof headers.set === 'function') headers.set(header, key);
   else (headers as Record<string, unknown>)[header] = key;

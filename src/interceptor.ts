@@ -5,8 +5,8 @@ import { classifyFailure } from './classify';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { type AttemptOutcome, decide } from './policy';
-import { isReplayableBody } from './replayable-body';
 import { type Reissue, reissueThrough } from './reissue';
+import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 
@@ -15,11 +15,20 @@ type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
 function isFailedAttempt(error: unknown): error is FailedAttempt {
   const candidate = error as Partial<AxiosError> | null;
-  return candidate?.isAxiosError === true && typeof candidate.config === 'object' && candidate.config !== null;
+  return (
+    candidate?.isAxiosError === true &&
+    typeof candidate.config === 'object' &&
+    candidate.config !== null
+  );
 }
 
 function newState(now: number, idempotencyKey: string | undefined): RetryState {
-  return { retryCount: 0, startedAt: now, delays: [], ...(idempotencyKey ? { idempotencyKey } : {}) };
+  return {
+    retryCount: 0,
+    startedAt: now,
+    delays: [],
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
 }
 
 /** Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot hold it. */
@@ -35,7 +44,11 @@ function clampToDeadline(
   config.timeout = config.timeout ? Math.min(config.timeout, remaining) : remaining;
 }
 
-function outcomeOf(failure: FailedAttempt, options: ResolvedOptions, state: RetryState): AttemptOutcome {
+function outcomeOf(
+  failure: FailedAttempt,
+  options: ResolvedOptions,
+  state: RetryState,
+): AttemptOutcome {
   const { config, response } = failure;
   const headers = response?.headers;
   return {
@@ -57,7 +70,12 @@ function outcomeOf(failure: FailedAttempt, options: ResolvedOptions, state: Retr
 }
 
 /** Ends the call: the error is rethrown as it is, with why retrying stopped on its config. */
-function stopped(error: unknown, config: InternalAxiosRequestConfig, state: RetryState, reason: StopReason): unknown {
+function stopped(
+  error: unknown,
+  config: InternalAxiosRequestConfig,
+  state: RetryState,
+  reason: StopReason,
+): unknown {
   config.retryState = { ...state, stopReason: reason };
   return error;
 }
@@ -80,15 +98,24 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
 
   return {
     onRequest(config) {
-      const callOptions = resolveRequestOptions(client, config.retry);
-      const now = Date.now();
-      let state = config.retryState;
-      if (!state) {
-        const key = callOptions ? stampIdempotencyKey(config.headers, config.method, callOptions) : undefined;
-        state = startCall(now, key);
-        config.retryState = state;
+      try {
+        const callOptions = resolveRequestOptions(client, config.retry);
+        const now = Date.now();
+        let state = config.retryState;
+        if (!state) {
+          const key = callOptions
+            ? stampIdempotencyKey(config.headers, config.method, callOptions)
+            : undefined;
+          state = startCall(now, key);
+          config.retryState = state;
+        }
+        clampToDeadline(config, callOptions, state, now);
+      } catch (error) {
+        // This interceptor is registered as synchronous (axios then skips a promise per request),
+        // and some axios 1.x versions still send a request whose synchronous interceptor threw.
+        // Failing the adapter instead rejects the call with this error and sends nothing.
+        config.adapter = () => Promise.reject(error);
       }
-      clampToDeadline(config, callOptions, state, now);
       return config;
     },
 
@@ -99,12 +126,21 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
       // Used alone (no request side), the call's state starts at its first failure.
       let state =
         failure.config.retryState ??
-        startCall(Date.now(), readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)));
+        startCall(
+          Date.now(),
+          readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)),
+        );
       if (!callOptions) throw stopped(failure, failure.config, state, 'disabled');
 
       for (;;) {
         const { config } = failure;
-        const decision = decide(outcomeOf(failure, callOptions, state), state, callOptions, budget, Date.now());
+        const decision = decide(
+          outcomeOf(failure, callOptions, state),
+          state,
+          callOptions,
+          budget,
+          Date.now(),
+        );
         if (!decision.retry) throw stopped(failure, config, state, decision.reason);
 
         const { delayMs, finalAttempt } = decision;
@@ -145,7 +181,9 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
  * It sees a call only once it has failed, so it cannot stamp an idempotency key on the first
  * attempt nor clamp that attempt to the deadline; prefer `attachRetry`.
  */
-export function retryInterceptor(options?: RetryOptions): (error: unknown) => Promise<AxiosResponse> {
+export function retryInterceptor(
+  options?: RetryOptions,
+): (error: unknown) => Promise<AxiosResponse> {
   return createRetryHandlers(options, reissueThrough()).onError;
 }
 
@@ -155,7 +193,9 @@ export function retryInterceptor(options?: RetryOptions): (error: unknown) => Pr
  */
 export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
   const handlers = createRetryHandlers(options, reissueThrough(instance));
-  const requestId = instance.interceptors.request.use(handlers.onRequest);
+  const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
+    synchronous: true,
+  });
   const responseId = instance.interceptors.response.use(undefined, handlers.onError);
   return () => {
     instance.interceptors.request.eject(requestId);

@@ -66,7 +66,8 @@ const REQUEST_KEYS = new Set<string>([
 ]);
 
 function describe(value: unknown): string {
-  if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) return String(value);
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null))
+    return String(value);
   try {
     return JSON.stringify(value);
   } catch {
@@ -111,7 +112,9 @@ class OptionChecker {
   }
 
   count(name: string, value: unknown): number {
-    if (!(typeof value === 'number' && value >= 0 && (Number.isInteger(value) || value === Infinity))) {
+    if (
+      !(typeof value === 'number' && value >= 0 && (Number.isInteger(value) || value === Infinity))
+    ) {
       this.fail(name, 'a whole number ≥ 0 (or Infinity)', value);
     }
     return value as number;
@@ -144,14 +147,22 @@ function resolveIdempotencyKey(
   }
   return {
     header,
-    methods: check.methods('idempotencyKey.methods', given.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods),
-    generate: check.func('idempotencyKey.generate', given.generate ?? DEFAULT_IDEMPOTENCY_KEY.generate),
+    methods: check.methods(
+      'idempotencyKey.methods',
+      given.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods,
+    ),
+    generate: check.func(
+      'idempotencyKey.generate',
+      given.generate ?? DEFAULT_IDEMPOTENCY_KEY.generate,
+    ),
   };
 }
 
 /** Drops fields set to `undefined`, so that they take the default instead of overriding it. */
 function defined<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }
 
 function resolve(options: RequestRetryOptions, check: OptionChecker): ResolvedOptions {
@@ -161,7 +172,11 @@ function resolve(options: RequestRetryOptions, check: OptionChecker): ResolvedOp
     !Array.isArray(statusCodes) ||
     !statusCodes.every((status) => Number.isInteger(status) && isRepeatableStatus(status))
   ) {
-    check.fail('statusCodes', 'an array of 408, 429 and 5xx statuses (other 4xx never succeed on a repeat)', statusCodes);
+    check.fail(
+      'statusCodes',
+      'an array of 408, 429 and 5xx statuses (other 4xx never succeed on a repeat)',
+      statusCodes,
+    );
   }
   const optionalFunc = <T>(name: string): T | undefined =>
     given[name] === undefined ? undefined : check.func<T>(name, given[name]);
@@ -173,7 +188,13 @@ function resolve(options: RequestRetryOptions, check: OptionChecker): ResolvedOp
     statusCodes: statusCodes as number[],
     methods: check.methods('methods', given.methods),
     shouldRetry: optionalFunc('shouldRetry'),
-    maxRetryAfterMs: check.number('maxRetryAfterMs', given.maxRetryAfterMs, 0, Number.MAX_SAFE_INTEGER, true),
+    maxRetryAfterMs: check.number(
+      'maxRetryAfterMs',
+      given.maxRetryAfterMs,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      true,
+    ),
     deadlineMs:
       given.deadlineMs === undefined
         ? undefined
@@ -191,7 +212,12 @@ function resolveBudget(check: OptionChecker, value: unknown): RetryBudgetSetting
   const merged = { ...DEFAULT_RETRY_BUDGET, ...defined(given) };
   return {
     ratio: check.number('retryBudget.ratio', merged.ratio, 0, 1),
-    minRetriesPerSecond: check.number('retryBudget.minRetriesPerSecond', merged.minRetriesPerSecond, 0, Number.MAX_SAFE_INTEGER),
+    minRetriesPerSecond: check.number(
+      'retryBudget.minRetriesPerSecond',
+      merged.minRetriesPerSecond,
+      0,
+      Number.MAX_SAFE_INTEGER,
+    ),
     windowMs: check.number('retryBudget.windowMs', merged.windowMs, 1, Number.MAX_SAFE_INTEGER),
   };
 }

@@ -33,7 +33,9 @@ interface InspectableInterceptors {
 export function reissueThrough(instance?: AxiosInstance): Reissue {
   return (config) => {
     const bare = new Axios((instance?.defaults ?? {}) as AxiosRequestConfig);
-    const requestInterceptors = instance?.interceptors.request as InspectableInterceptors | undefined;
+    const requestInterceptors = instance?.interceptors.request as
+      | InspectableInterceptors
+      | undefined;
     requestInterceptors?.forEach?.((handler) => {
       bare.interceptors.request.use(handler.fulfilled, handler.rejected, {
         synchronous: handler.synchronous ?? false,

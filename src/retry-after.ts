@@ -31,7 +31,12 @@ export function parseHttpDate(value: string, now: number): number | undefined {
     const time = Date.UTC(fullYear(String(parts.year), now), month, day, hour, minute, second);
     // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
     const date = new Date(time);
-    const valid = date.getUTCDate() === day && date.getUTCMonth() === month && hour < 24 && minute < 60 && second < 61;
+    const valid =
+      date.getUTCDate() === day &&
+      date.getUTCMonth() === month &&
+      hour < 24 &&
+      minute < 60 &&
+      second < 61;
     return valid ? time : undefined;
   }
   return undefined;

@@ -5,8 +5,8 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
-import { attachRetry } from '../../src';
 import type { RetryEvent, RetryOptions } from '../../src';
+import { attachRetry } from '../../src';
 
 /** An axios instance with a mock adapter and retries attached, recording every onRetry event. */
 export function mockClient(options: RetryOptions = {}): {
@@ -42,5 +42,7 @@ export async function settle<T>(call: Promise<T>): Promise<{ value?: T; error?: 
  */
 export function failWith(code: string) {
   return (config: AxiosRequestConfig): Promise<never> =>
-    Promise.reject(new AxiosError(`failed with ${code}`, code, config as InternalAxiosRequestConfig, {}));
+    Promise.reject(
+      new AxiosError(`failed with ${code}`, code, config as InternalAxiosRequestConfig, {}),
+    );
 }
