@@ -1,0 +1,97 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { contestants } from './contestants';
+import { measureOverhead, type OverheadResult } from './overhead';
+import { describeEnvironment } from './report/environment';
+import { fixed } from './report/format';
+import { renderBenchmarksMarkdown } from './report/markdown';
+import { renderArrivalChart } from './report/svg';
+import { renderTextTable } from './report/table';
+import { contentionHerd } from './scenarios/contention-herd';
+import { failover } from './scenarios/failover';
+import { fullOutage } from './scenarios/full-outage';
+import { rateLimitedJob } from './scenarios/rate-limited-job';
+import type { ScenarioReport, TargetCheck } from './scenarios/scenario';
+
+const REPO_ROOT = join(__dirname, '..');
+const CHARTS_DIR = join(__dirname, 'charts');
+
+function printTargets(targets: readonly TargetCheck[]): void {
+  for (const check of targets) {
+    const verdict = check.met === undefined ? 'info' : check.met ? 'met' : 'MISSED';
+    console.log(`  [${verdict}] ${check.target}: ${check.measured}`);
+  }
+}
+
+function printScenario(report: ScenarioReport): void {
+  console.log(`\n=== ${report.title} (${fixed(report.realSeconds, 1)} s real) ===\n`);
+  for (const line of report.setup) console.log(`  ${line}`);
+  for (const table of report.tables) console.log(`\n${renderTextTable(table)}`);
+  if (report.targets.length > 0) console.log('\nTargets:');
+  printTargets(report.targets);
+}
+
+function overheadTargets(overhead: OverheadResult): TargetCheck[] {
+  const ours = overhead.ratioToBare.get('axios-safe-retry (attachRetry)') ?? 0;
+  const peer = overhead.ratioToBare.get('axios-retry 4.5') ?? 0;
+  return [
+    {
+      target: 'overhead: ours within 5% of bare axios',
+      met: ours >= 0.95,
+      measured: `${fixed(ours)}× bare axios`,
+    },
+    {
+      target: "overhead: ours not above axios-retry's",
+      met: ours >= peer,
+      measured: `${fixed(ours)}× vs ${fixed(peer)}× bare axios`,
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const environment = describeEnvironment();
+  console.log(`axios-safe-retry benchmarks, ${environment.date}`);
+  for (const line of environment.lines) console.log(`  ${line}`);
+
+  const scenarios: ScenarioReport[] = [];
+  for (const scenario of [contentionHerd, fullOutage, failover, rateLimitedJob]) {
+    const report = await scenario();
+    printScenario(report);
+    scenarios.push(report);
+  }
+
+  console.log('\n=== Overhead (real time) ===\n');
+  const overhead = await measureOverhead();
+  const targets = overheadTargets(overhead);
+  console.log(renderTextTable(overhead.table));
+  printTargets(targets);
+
+  mkdirSync(CHARTS_DIR, { recursive: true });
+  for (const chart of scenarios.flatMap((scenario) => scenario.charts)) {
+    writeFileSync(join(CHARTS_DIR, chart.file), renderArrivalChart(chart));
+  }
+  const realSeconds = (performance.now() - startedAt) / 1000;
+  writeFileSync(
+    join(REPO_ROOT, 'BENCHMARKS.md'),
+    renderBenchmarksMarkdown({
+      environment,
+      contestants,
+      scenarios,
+      overhead: { table: overhead.table, targets },
+      realSeconds,
+    }),
+  );
+  const all = [...scenarios.flatMap((scenario) => scenario.targets), ...targets].filter(
+    (check) => check.met !== undefined,
+  );
+  console.log(`\nTargets met: ${all.filter((check) => check.met).length} of ${all.length}`);
+  console.log(
+    `Wrote BENCHMARKS.md and ${scenarios.flatMap((scenario) => scenario.charts).length} charts in bench/charts/ (${fixed(realSeconds, 0)} s).`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,113 @@
+import { virtualNow } from './clock';
+
+/** How the simulated server answers one request. */
+export type ServerOutcome =
+  | {
+      readonly kind: 'response';
+      readonly status: number;
+      readonly headers?: Record<string, string>;
+    }
+  /** The TCP connection was refused: nothing was served (axios code ECONNREFUSED). */
+  | { readonly kind: 'refused' }
+  /** The server dropped the open connection mid-request (axios code ECONNRESET). */
+  | { readonly kind: 'reset' };
+
+/** A scripted server: `handle` is called when a request arrives and settles when it answers. */
+export interface ServerModel {
+  handle(): Promise<ServerOutcome>;
+}
+
+function answerAfter(ms: number, outcome: ServerOutcome): Promise<ServerOutcome> {
+  return new Promise((resolve) => setTimeout(() => resolve(outcome), ms));
+}
+
+export interface WindowedCapacityOptions {
+  /** Requests admitted per window; the rest are rejected. */
+  readonly capacity: number;
+  readonly windowMs: number;
+  /** Time to answer, admitted or not. */
+  readonly latencyMs: number;
+  /** The status of a rejected request (503 overloaded, 429 rate-limited). */
+  readonly rejectStatus: number;
+  /** Send `Retry-After` (whole seconds until the next window, at least 1) with rejections. */
+  readonly sendRetryAfter: boolean;
+}
+
+/**
+ * A server (or rate limiter) that admits the first `capacity` requests of each fixed window,
+ * counted at arrival, and rejects the rest.
+ */
+export function windowedCapacityServer(options: WindowedCapacityOptions): ServerModel {
+  let currentWindow = -1;
+  let admitted = 0;
+  return {
+    handle() {
+      const now = virtualNow();
+      const window = Math.floor(now / options.windowMs);
+      if (window !== currentWindow) {
+        currentWindow = window;
+        admitted = 0;
+      }
+      if (admitted < options.capacity) {
+        admitted += 1;
+        return answerAfter(options.latencyMs, { kind: 'response', status: 200 });
+      }
+      const untilNextWindowMs = (window + 1) * options.windowMs - now;
+      const headers = options.sendRetryAfter
+        ? { 'retry-after': String(Math.max(1, Math.ceil(untilNextWindowMs / 1000))) }
+        : undefined;
+      return answerAfter(options.latencyMs, {
+        kind: 'response',
+        status: options.rejectStatus,
+        ...(headers ? { headers } : {}),
+      });
+    },
+  };
+}
+
+/** A dependency that answers every request with `status`. */
+export function alwaysFailingServer(status: number, latencyMs: number): ServerModel {
+  return { handle: () => answerAfter(latencyMs, { kind: 'response', status }) };
+}
+
+export interface FailoverOptions {
+  readonly latencyMs: number;
+  /** When the server goes away: every open connection is reset. */
+  readonly downAtMs: number;
+  /** When it accepts connections again. */
+  readonly upAtMs: number;
+  /** How long a refused connection takes to fail. */
+  readonly refuseAfterMs: number;
+}
+
+/**
+ * A healthy server that, at `downAtMs`, resets every open connection and refuses new ones
+ * until `upAtMs`.
+ */
+export function failoverServer(options: FailoverOptions): ServerModel {
+  const open = new Set<(outcome: ServerOutcome) => void>();
+  setTimeout(() => {
+    for (const answer of open) answer({ kind: 'reset' });
+    open.clear();
+  }, options.downAtMs - virtualNow());
+  return {
+    handle() {
+      const now = virtualNow();
+      if (now >= options.downAtMs && now < options.upAtMs) {
+        return answerAfter(options.refuseAfterMs, { kind: 'refused' });
+      }
+      return new Promise((resolve) => {
+        const answer = (outcome: ServerOutcome): void => {
+          clearTimeout(timer);
+          open.delete(answer);
+          resolve(outcome);
+        };
+        const timer = setTimeout(
+          () => answer({ kind: 'response', status: 200 }),
+          options.latencyMs,
+        );
+        open.add(answer);
+      });
+    },
+  };
+}

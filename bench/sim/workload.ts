@@ -1,0 +1,47 @@
+import { delay, virtualNow } from './clock';
+
+/** Makes one call; resolves `true` if it succeeded, `false` if it failed. Never rejects. */
+export type Call = () => Promise<boolean>;
+
+/** Drives calls through a contestant; resolves when every call has settled. */
+export type Workload = (call: Call) => Promise<void>;
+
+/**
+ * Open loop: one call at each start time (ascending), whatever happened to the earlier ones.
+ * Starts are scheduled one at a time, not all up front: fake-timers looks through every
+ * pending timer at each step.
+ */
+export function openLoop(startTimesMs: readonly number[]): Workload {
+  return async (call) => {
+    const calls: Promise<boolean>[] = [];
+    for (const atMs of startTimesMs) {
+      const waitMs = atMs - virtualNow();
+      if (waitMs > 0) await delay(waitMs);
+      calls.push(call());
+    }
+    await Promise.all(calls);
+  };
+}
+
+/** `count` calls at a steady rate, the first at 0. */
+export function steadyRate(count: number, perSecond: number): Workload {
+  return openLoop(Array.from({ length: count }, (_, index) => (index * 1000) / perSecond));
+}
+
+/**
+ * Closed loop: `concurrency` workers each take the next of `total` jobs once their last one is
+ * done. A job whose call fails is called again at once by its worker (the job must finish), up
+ * to `maxCallsPerJob` calls, so a contestant that never succeeds still ends.
+ */
+export function closedLoop(total: number, concurrency: number, maxCallsPerJob = 1_000): Workload {
+  return async (call) => {
+    let taken = 0;
+    const worker = async (): Promise<void> => {
+      while (taken < total) {
+        taken += 1;
+        for (let calls = 1; !(await call()) && calls < maxCallsPerJob; calls += 1) {}
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  };
+}

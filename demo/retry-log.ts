@@ -1,0 +1,23 @@
+import type { AxiosError } from 'axios';
+import type { RetryEvent } from '../src';
+import { cyan, ms, yellow } from './log';
+
+/** Why an attempt failed, as the log shows it: `503`, `429 Retry-After: 1`, `ECONNREFUSED`. */
+export function describeFailure(error: AxiosError): string {
+  const response = error.response;
+  if (!response) return error.code ?? error.message;
+  const retryAfter = response.headers['retry-after'];
+  return retryAfter === undefined
+    ? String(response.status)
+    : `${response.status} Retry-After: ${retryAfter}`;
+}
+
+/** One `onRetry` event as a log line: the attempt that failed, why, and the delay chosen before the next one. */
+export function describeRetry(event: RetryEvent): string {
+  const key = event.config.retryState?.idempotencyKey;
+  return (
+    `attempt ${event.retryCount} → ${yellow(describeFailure(event.error))} · ` +
+    `retry ${event.retryCount} in ${ms(event.delayMs)}` +
+    (key === undefined ? '' : ` · ${cyan(`Idempotency-Key ${key}`)}`)
+  );
+}
