@@ -4,6 +4,7 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
   testMatch: ['**/*.test.ts'],
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   transform: {
     '^.+\\.ts$': 'ts-jest',
   },

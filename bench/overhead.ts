@@ -1,4 +1,4 @@
-import axios, { type AxiosAdapter, AxiosHeaders, type AxiosInstance } from 'axios';
+import axios, { type AxiosAdapter, type AxiosInstance } from 'axios';
 import axiosRetry from 'axios-retry';
 import * as rax from 'retry-axios';
 import { Bench } from 'tinybench';
@@ -11,7 +11,7 @@ const okAdapter: AxiosAdapter = async (config) => ({
   data: { ok: true },
   status: 200,
   statusText: 'OK',
-  headers: new AxiosHeaders(),
+  headers: {},
   config,
   request: {},
 });

@@ -29,7 +29,7 @@ const CANCELED = 'ERR_CANCELED';
 
 // Faults of the connection or of time, not of the request: repeating the request may succeed.
 const TRANSIENT_CODES = new Set([
-  'ERR_NETWORK', // browsers and the fetch adapter: no detail is given
+  'ERR_NETWORK', // XHR and fetch adapters: the system code, if any, is on the cause
   'ECONNABORTED', // axios: timeout (or an aborted XHR)
   'ETIMEDOUT',
   'ECONNRESET',
@@ -41,8 +41,6 @@ const TRANSIENT_CODES = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'EHOSTDOWN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 // The connection was never made, or the host never found: the server cannot have seen the request.

@@ -19,11 +19,11 @@ export interface ResolvedOptions {
   readonly statusCodes: readonly number[];
   /** Upper case. */
   readonly methods: readonly string[];
-  readonly shouldRetry: RequestRetryOptions['shouldRetry'];
+  readonly shouldRetry?: RequestRetryOptions['shouldRetry'];
   readonly maxRetryAfterMs: number;
-  readonly deadlineMs: number | undefined;
+  readonly deadlineMs?: number;
   readonly idempotencyKey: ResolvedIdempotencyKey | false;
-  readonly onRetry: RequestRetryOptions['onRetry'];
+  readonly onRetry?: RequestRetryOptions['onRetry'];
 }
 
 /** The defaults, in one place; the README's options table lists the same values. */
@@ -39,11 +39,11 @@ export const DEFAULT_OPTIONS = {
   idempotencyKey: false,
 } as const;
 
-export const DEFAULT_IDEMPOTENCY_KEY = {
+export const DEFAULT_IDEMPOTENCY_KEY: ResolvedIdempotencyKey = {
   header: 'Idempotency-Key',
   methods: ['POST', 'PATCH'],
   generate: (): string => uuidv4(),
-} as const;
+};
 
 export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = {
   ratio: 0.1,
@@ -51,179 +51,112 @@ export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = {
   windowMs: 10_000,
 };
 
-const REQUEST_KEYS = new Set<string>([
-  'retries',
-  'baseDelayMs',
-  'maxDelayMs',
-  'random',
-  'statusCodes',
-  'methods',
-  'shouldRetry',
-  'maxRetryAfterMs',
-  'deadlineMs',
-  'idempotencyKey',
-  'onRetry',
-]);
+/** A rule for one option: what it accepts, and how the error message says so. */
+type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
+type Rules = Readonly<Record<string, Rule>>;
 
-function describe(value: unknown): string {
-  if (typeof value !== 'string' && (typeof value !== 'object' || value === null))
-    return String(value);
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return String(value);
-  }
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNumber = (value: unknown): value is number => typeof value === 'number';
+const arrayOf =
+  (accepts: (item: unknown) => boolean) =>
+  (value: unknown): boolean =>
+    Array.isArray(value) && value.every(accepts);
+
+const FUNCTION: Rule = [(v) => typeof v === 'function', 'a function'];
+const MS: Rule = [(v) => isNumber(v) && v >= 0 && v < Infinity, 'a number of milliseconds ≥ 0'];
+const METHODS: Rule = [
+  arrayOf((m) => typeof m === 'string' && m !== ''),
+  'an array of HTTP method names',
+];
+
+const REQUEST_RULES: Rules = {
+  retries: [(v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0), 'a whole number ≥ 0, or Infinity'],
+  baseDelayMs: MS,
+  maxDelayMs: MS,
+  random: FUNCTION,
+  statusCodes: [
+    arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
+    'an array of 408, 429 and 5xx statuses (other 4xx fail the same way every time)',
+  ],
+  methods: METHODS,
+  shouldRetry: FUNCTION,
+  maxRetryAfterMs: [(v) => isNumber(v) && v >= 0, 'a number of milliseconds ≥ 0, or Infinity'],
+  deadlineMs: [(v) => isNumber(v) && v > 0 && v < Infinity, 'a number of milliseconds > 0'],
+  idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
+  onRetry: FUNCTION,
+};
+
+const KEY_RULES: Rules = {
+  header: [(v) => typeof v === 'string' && /^[\w!#$%&'*+.^`|~-]+$/.test(v), 'a header name'],
+  methods: METHODS,
+  generate: FUNCTION,
+};
+
+const BUDGET_RULES: Rules = {
+  ratio: [(v) => isNumber(v) && v >= 0 && v <= 1, 'a number from 0 to 1'],
+  minRetriesPerSecond: [(v) => isNumber(v) && v >= 0 && v < Infinity, 'a number ≥ 0'],
+  windowMs: REQUEST_RULES.deadlineMs as Rule,
+};
+
+const CLIENT_RULES: Rules = {
+  ...REQUEST_RULES,
+  retryBudget: [(v) => v === false || isObject(v), 'false or an object'],
+};
+
+function shown(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  return typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
 
-/** Throws a TypeError that names the option (with its `prefix`, e.g. `retry.`) and what it accepts. */
-class OptionChecker {
-  constructor(private readonly prefix: string) {}
-
-  fail(name: string, expected: string, value: unknown): never {
-    const shown = typeof value === 'function' ? 'a function' : describe(value);
-    const label = `${this.prefix}${name}`.replace(/\.$/, '');
-    throw new TypeError(`axios-safe-retry: \`${label}\` must be ${expected}; got ${shown}.`);
-  }
-
-  object(name: string, value: unknown): Record<string, unknown> {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      this.fail(name, 'an object', value);
-    }
-    return value as Record<string, unknown>;
-  }
-
-  knownKeys(name: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
-    for (const key of Object.keys(value)) {
-      if (!known.has(key)) {
-        const where = name ? ` in \`${this.prefix}${name}\`` : '';
-        throw new TypeError(
-          `axios-safe-retry: unknown option \`${key}\`${where}; the options are ${[...known].join(', ')}.`,
-        );
-      }
-    }
-  }
-
-  number(name: string, value: unknown, min: number, max: number, allowInfinity = false): number {
-    const inRange = typeof value === 'number' && value >= min && value <= max;
-    if (!(inRange || (allowInfinity && value === Infinity))) {
-      this.fail(name, `a number from ${min} to ${allowInfinity ? 'Infinity' : max}`, value);
-    }
-    return value as number;
-  }
-
-  count(name: string, value: unknown): number {
-    if (
-      !(typeof value === 'number' && value >= 0 && (Number.isInteger(value) || value === Infinity))
-    ) {
-      this.fail(name, 'a whole number ≥ 0 (or Infinity)', value);
-    }
-    return value as number;
-  }
-
-  func<T>(name: string, value: unknown): T {
-    if (typeof value !== 'function') this.fail(name, 'a function', value);
-    return value as T;
-  }
-
-  methods(name: string, value: unknown): string[] {
-    if (!Array.isArray(value) || !value.every((m) => typeof m === 'string' && m.length > 0)) {
-      this.fail(name, 'an array of HTTP method names', value);
-    }
-    return (value as string[]).map((method) => method.toUpperCase());
-  }
+function optionError(message: string): TypeError {
+  return new TypeError(`axios-safe-retry: ${message}.`);
 }
 
-function resolveIdempotencyKey(
-  check: OptionChecker,
-  value: unknown,
-): ResolvedIdempotencyKey | false {
-  if (value === false) return false;
-  if (value === true) return DEFAULT_IDEMPOTENCY_KEY;
-  const given = check.object('idempotencyKey', value);
-  check.knownKeys('idempotencyKey', given, new Set(['header', 'methods', 'generate']));
-  const header = given.header ?? DEFAULT_IDEMPOTENCY_KEY.header;
-  if (typeof header !== 'string' || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(header)) {
-    check.fail('idempotencyKey.header', 'a header name', header);
+/**
+ * Checks each field of `given` against `rules`, naming a bad one by its full path (`path` is
+ * e.g. `retry.` or `retryBudget.`); returns the fields that are set (an `undefined` field takes
+ * the default, rather than overriding it).
+ */
+function checked(given: unknown, rules: Rules, path: string): Record<string, unknown> {
+  if (!isObject(given)) {
+    throw optionError(`\`${path.slice(0, -1) || 'options'}\` must be an object; got ${shown(given)}`);
   }
+  const set: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(given)) {
+    const rule = rules[name];
+    if (!rule) {
+      throw optionError(`unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`);
+    }
+    if (value === undefined) continue;
+    if (!rule[0](value)) throw optionError(`\`${path}${name}\` must be ${rule[1]}; got ${shown(value)}`);
+    set[name] = value;
+  }
+  return set;
+}
+
+const upperCase = (methods: readonly string[]): string[] => methods.map((m) => m.toUpperCase());
+
+/** Fills in the defaults of options that were checked already. */
+function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
+  const options = { ...DEFAULT_OPTIONS, ...given };
+  const key = options.idempotencyKey;
   return {
-    header,
-    methods: check.methods(
-      'idempotencyKey.methods',
-      given.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods,
-    ),
-    generate: check.func(
-      'idempotencyKey.generate',
-      given.generate ?? DEFAULT_IDEMPOTENCY_KEY.generate,
-    ),
-  };
-}
-
-/** Drops fields set to `undefined`, so that they take the default instead of overriding it. */
-function defined<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(options).filter(([, value]) => value !== undefined),
-  ) as Partial<T>;
-}
-
-function resolve(options: RequestRetryOptions, check: OptionChecker): ResolvedOptions {
-  const given = { ...DEFAULT_OPTIONS, ...defined(options) } as Record<string, unknown>;
-  const statusCodes = given.statusCodes;
-  if (
-    !Array.isArray(statusCodes) ||
-    !statusCodes.every((status) => Number.isInteger(status) && isRepeatableStatus(status))
-  ) {
-    check.fail(
-      'statusCodes',
-      'an array of 408, 429 and 5xx statuses (other 4xx never succeed on a repeat)',
-      statusCodes,
-    );
-  }
-  const optionalFunc = <T>(name: string): T | undefined =>
-    given[name] === undefined ? undefined : check.func<T>(name, given[name]);
-  return {
-    retries: check.count('retries', given.retries),
-    baseDelayMs: check.number('baseDelayMs', given.baseDelayMs, 0, Number.MAX_SAFE_INTEGER),
-    maxDelayMs: check.number('maxDelayMs', given.maxDelayMs, 0, Number.MAX_SAFE_INTEGER),
-    random: check.func('random', given.random),
-    statusCodes: statusCodes as number[],
-    methods: check.methods('methods', given.methods),
-    shouldRetry: optionalFunc('shouldRetry'),
-    maxRetryAfterMs: check.number(
-      'maxRetryAfterMs',
-      given.maxRetryAfterMs,
-      0,
-      Number.MAX_SAFE_INTEGER,
-      true,
-    ),
-    deadlineMs:
-      given.deadlineMs === undefined
-        ? undefined
-        : check.number('deadlineMs', given.deadlineMs, 1, Number.MAX_SAFE_INTEGER),
-    idempotencyKey: resolveIdempotencyKey(check, given.idempotencyKey),
-    onRetry: optionalFunc('onRetry'),
-  };
-}
-
-function resolveBudget(check: OptionChecker, value: unknown): RetryBudgetSettings | false {
-  if (value === false) return false;
-  if (value === undefined) return DEFAULT_RETRY_BUDGET;
-  const given = check.object('retryBudget', value);
-  check.knownKeys('retryBudget', given, new Set(['ratio', 'minRetriesPerSecond', 'windowMs']));
-  const merged = { ...DEFAULT_RETRY_BUDGET, ...defined(given) };
-  return {
-    ratio: check.number('retryBudget.ratio', merged.ratio, 0, 1),
-    minRetriesPerSecond: check.number(
-      'retryBudget.minRetriesPerSecond',
-      merged.minRetriesPerSecond,
-      0,
-      Number.MAX_SAFE_INTEGER,
-    ),
-    windowMs: check.number('retryBudget.windowMs', merged.windowMs, 1, Number.MAX_SAFE_INTEGER),
+    ...options,
+    methods: upperCase(options.methods),
+    idempotencyKey:
+      key === true
+        ? DEFAULT_IDEMPOTENCY_KEY
+        : key && {
+            ...DEFAULT_IDEMPOTENCY_KEY,
+            ...checked(key, KEY_RULES, `${path}idempotencyKey.`),
+            methods: upperCase(key.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods),
+          },
   };
 }
 
 export interface ClientSettings {
-  /** What the client was given, kept so a request's overrides are merged over it. */
+  /** What the client was given (checked), so a request's overrides are merged over it. */
   readonly given: RequestRetryOptions;
   readonly options: ResolvedOptions;
   readonly budget: RetryBudgetSettings | false;
@@ -231,10 +164,15 @@ export interface ClientSettings {
 
 /** Validates client options; throws a TypeError naming the first bad option. */
 export function resolveClientOptions(options: RetryOptions = {}): ClientSettings {
-  const check = new OptionChecker('');
-  const { retryBudget, ...given } = check.object('options', options) as RetryOptions;
-  check.knownKeys('', given as Record<string, unknown>, REQUEST_KEYS);
-  return { given, options: resolve(given, check), budget: resolveBudget(check, retryBudget) };
+  const { retryBudget, ...given } = checked(options, CLIENT_RULES, '') as RetryOptions;
+  return {
+    given,
+    options: resolve(given, ''),
+    budget:
+      retryBudget === false
+        ? false
+        : { ...DEFAULT_RETRY_BUDGET, ...checked(retryBudget ?? {}, BUDGET_RULES, 'retryBudget.') },
+  };
 }
 
 /**
@@ -247,13 +185,8 @@ export function resolveRequestOptions(
 ): ResolvedOptions | false {
   if (perRequest === undefined) return client.options;
   if (perRequest === false) return false;
-  const check = new OptionChecker('retry.');
-  const given = check.object('', perRequest);
-  if ('retryBudget' in given) {
-    throw new TypeError(
-      'axios-safe-retry: `retry.retryBudget` cannot be set per request: the budget is shared by every call of a client.',
-    );
+  if (isObject(perRequest) && 'retryBudget' in perRequest) {
+    throw optionError('`retry.retryBudget` cannot be set per request: a client shares one budget');
   }
-  check.knownKeys('', given, REQUEST_KEYS);
-  return resolve({ ...client.given, ...given }, check);
+  return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');
 }

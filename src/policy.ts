@@ -49,11 +49,10 @@ function isRepeatable(outcome: AttemptOutcome, options: ResolvedOptions): boolea
 export function decide(
   outcome: AttemptOutcome,
   state: RetryState,
-  options: ResolvedOptions | false,
+  options: ResolvedOptions,
   budget: RetryBudget | undefined,
   now: number,
 ): Decision {
-  if (options === false) return stop('disabled');
   if (outcome.classification.kind === 'canceled') return stop('canceled');
   if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
   if (!outcome.replayableBody) return stop('body-not-replayable');

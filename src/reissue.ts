@@ -43,6 +43,12 @@ export function reissueThrough(instance?: AxiosInstance): Reissue {
       });
     });
     // The body was already transformed (serialised) by the first attempt: send it as it is.
-    return bare.request({ ...config, transformRequest: [] });
+    // Headers go as a plain object: axios before 1.2 drops an AxiosHeaders met in a config merge.
+    const headers = config.headers as { toJSON?: () => object };
+    return bare.request({
+      ...config,
+      headers: headers.toJSON?.() ?? headers,
+      transformRequest: [],
+    } as AxiosRequestConfig);
   };
 }

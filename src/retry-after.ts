@@ -1,14 +1,12 @@
 // Retry-After (RFC 9110 §10.2.3) is either delay-seconds or an HTTP-date (§5.6.7).
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
-// The three HTTP-date forms: IMF-fixdate, and the obsolete RFC 850 and asctime forms.
-const TIME = '(?<hour>\\d{2}):(?<minute>\\d{2}):(?<second>\\d{2})';
-const HTTP_DATE_FORMS = [
-  new RegExp(`^[a-z]{3}, (?<day>\\d{2}) (?<month>[a-z]{3}) (?<year>\\d{4}) ${TIME} gmt$`, 'i'),
-  new RegExp(`^[a-z]{6,9}, (?<day>\\d{2})-(?<month>[a-z]{3})-(?<year>\\d{2}) ${TIME} gmt$`, 'i'),
-  new RegExp(`^[a-z]{3} (?<month>[a-z]{3}) (?<day>[ \\d]\\d) ${TIME} (?<year>\\d{4})$`, 'i'),
-];
+// IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") and the obsolete RFC 850 form
+// ("Sunday, 06-Nov-94 08:49:37 GMT"): day, month, year, hour, minute, second.
+const IMF_OR_RFC850 = /^[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) gmt$/i;
+// The obsolete asctime form ("Sun Nov  6 08:49:37 1994"): month, day, hour, minute, second, year.
+const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/i;
 
 /** RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before. */
 function fullYear(digits: string, now: number): number {
@@ -18,28 +16,24 @@ function fullYear(digits: string, now: number): number {
   return year > thisYear + 50 ? year - 100 : year;
 }
 
-/** Parses an HTTP-date to epoch milliseconds, or `undefined` if it is not one. */
+/** Parses an HTTP-date (RFC 9110 §5.6.7, any of its three forms) to epoch milliseconds. */
 export function parseHttpDate(value: string, now: number): number | undefined {
   const text = value.trim();
-  for (const form of HTTP_DATE_FORMS) {
-    const parts = form.exec(text)?.groups;
-    if (!parts) continue;
-    const month = MONTHS.indexOf(String(parts.month).toLowerCase());
-    if (month < 0) return undefined;
-    const fields = [parts.day, parts.hour, parts.minute, parts.second].map(Number);
-    const [day = 0, hour = 0, minute = 0, second = 0] = fields;
-    const time = Date.UTC(fullYear(String(parts.year), now), month, day, hour, minute, second);
-    // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
-    const date = new Date(time);
-    const valid =
-      date.getUTCDate() === day &&
-      date.getUTCMonth() === month &&
-      hour < 24 &&
-      minute < 60 &&
-      second < 61;
-    return valid ? time : undefined;
-  }
-  return undefined;
+  const imf = IMF_OR_RFC850.exec(text);
+  const asc = imf ? undefined : ASCTIME.exec(text);
+  // [day, month, year, hour, minute, second]
+  const parts = imf ? imf.slice(1) : asc && [asc[2], asc[1], asc[6], asc[3], asc[4], asc[5]];
+  if (!parts) return undefined;
+  const [day, month = '', year = '', hour, minute, second] = parts;
+  const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
+  const fields = [day, hour, minute, second].map(Number);
+  const [d = 0, h = 0, m = 0, s = 0] = fields;
+  const time = Date.UTC(fullYear(year, now), monthIndex, d, h, m, s);
+  // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
+  const date = new Date(time);
+  const valid =
+    Number.isInteger(monthIndex) && date.getUTCDate() === d && h < 24 && m < 60 && s < 61;
+  return valid ? time : undefined;
 }
 
 /**

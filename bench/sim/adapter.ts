@@ -1,7 +1,6 @@
 import {
   type AxiosAdapter,
   AxiosError,
-  AxiosHeaders,
   type AxiosResponse,
   CanceledError,
   type InternalAxiosRequestConfig,
@@ -85,7 +84,7 @@ function settle(
     data: outcome.status < 400 ? { ok: true } : { error: outcome.status },
     status: outcome.status,
     statusText: String(outcome.status),
-    headers: new AxiosHeaders(outcome.headers ?? {}),
+    headers: { ...outcome.headers },
     config,
     request,
   };

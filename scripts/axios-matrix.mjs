@@ -1,0 +1,70 @@
+// Runs the Jest suite against several axios 1.x releases, each installed in turn into one
+// scratch copy of the repo. Default: the oldest release the peer range claims, and the newest 1.x.
+// Pass versions to try others: `node scripts/axios-matrix.mjs 1.0.0 1.2.0 1.6.0`.
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createReport } from './lib/report.mjs';
+import { makeTempDir, run, tail } from './lib/run.mjs';
+
+const repo = resolve(import.meta.dirname, '..');
+// The suite may import any part of the repo (src, bench, demo), so copy all of it but what
+// `npm ci` makes and what builds and runs leave behind.
+const notCopied = new Set(['node_modules', '.git', 'dist', 'coverage', '.tmp']);
+const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund'];
+
+function oldestClaimed() {
+  const range = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).peerDependencies.axios;
+  const lowest = /\d+\.\d+\.\d+/.exec(range);
+  if (!lowest) throw new Error(`cannot read the lowest version of the peer range "${range}"`);
+  return lowest[0];
+}
+
+// What failed (each test's title and the first line of its error) and the final counts.
+function jestSummary(output) {
+  const lines = output.split('\n').map((line) => line.trim());
+  const failures = [];
+  lines.forEach((line, index) => {
+    if (!line.startsWith('●')) return;
+    const reason = lines.slice(index + 1).find((next) => next !== '');
+    failures.push(`${line}\n        ${reason ?? ''}`);
+  });
+  const counts = lines.filter((line) => /^(Tests|Test Suites):/.test(line));
+  return [...new Set(failures)].slice(0, 12).concat(counts);
+}
+
+const versions = process.argv.length > 2 ? process.argv.slice(2) : [oldestClaimed(), '1'];
+const scratch = makeTempDir('axios-matrix');
+for (const entry of readdirSync(repo)) {
+  if (!notCopied.has(entry)) cpSync(join(repo, entry), join(scratch, entry), { recursive: true });
+}
+
+const ci = run('npm', ['ci', ...npmFlags], { cwd: scratch });
+console.log(`npm ci in ${scratch}: ${ci.ok ? 'ok' : 'failed'} (${ci.seconds.toFixed(1)} s)`);
+if (!ci.ok) {
+  console.error(tail(ci.output));
+  process.exit(1);
+}
+
+const report = createReport();
+for (const version of versions) {
+  const install = run('npm', ['install', '--no-save', ...npmFlags, `axios@${version}`], {
+    cwd: scratch,
+  });
+  if (!install.ok) {
+    report.check(`axios@${version}: install`, false, [tail(install.output)]);
+    continue;
+  }
+  const installed = JSON.parse(
+    readFileSync(join(scratch, 'node_modules/axios/package.json'), 'utf8'),
+  ).version;
+  const jest = run(join(scratch, 'node_modules/.bin/jest'), ['--ci'], { cwd: scratch });
+  report.check(
+    `axios ${installed} (asked for ${version}): jest ${jest.seconds.toFixed(1)} s`,
+    jest.ok,
+    jestSummary(jest.output),
+  );
+}
+
+const passed = report.finish();
+if (passed) rmSync(scratch, { recursive: true, force: true });
+process.exitCode = passed ? 0 : 1;

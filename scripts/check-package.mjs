@@ -1,0 +1,118 @@
+// Checks the package as it would be published (`npm run build` first): the tarball's metadata
+// (publint, attw), then a scratch project that installs it from the tarball and uses it through
+// require, import, TypeScript (nodenext and bundler resolution) and Jest.
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join, resolve } from 'node:path';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { createReport } from './lib/report.mjs';
+import { makeTempDir, run, tail } from './lib/run.mjs';
+
+const repo = resolve(import.meta.dirname, '..');
+const fixture = join(repo, 'scripts', 'consumer');
+const bin = (name) => join(repo, 'node_modules', '.bin', name);
+const report = createReport();
+
+function checkCommand(name, command, args, options) {
+  const result = run(command, args, options);
+  report.check(
+    `${name} (${result.seconds.toFixed(1)} s)`,
+    result.ok,
+    result.ok ? [] : [tail(result.output)],
+  );
+  return result.ok;
+}
+
+if (!existsSync(join(repo, 'dist', 'index.js'))) {
+  console.error('FAIL dist/ is missing: run `npm run build` first');
+  process.exit(1);
+}
+
+// One tarball is judged by every check below, and it is what the consumer installs.
+const packDir = makeTempDir('pack');
+const packed = run('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: repo });
+if (!packed.ok) {
+  console.error(`FAIL npm pack\n${tail(packed.output)}`);
+  process.exit(1);
+}
+const [{ filename, files, size }] = JSON.parse(packed.stdout);
+const tarball = join(packDir, filename);
+console.log(
+  `packed ${filename}: ${files.length} files, ${size} B (${files.map((file) => file.path).join(', ')})`,
+);
+
+const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+const { messages } = await publint({
+  pack: { tarball: Uint8Array.from(readFileSync(tarball)).buffer },
+  strict: true,
+});
+report.check(
+  'publint (strict): no errors, warnings or suggestions',
+  messages.length === 0,
+  messages.map((message) => `${message.type}: ${formatMessage(message, pkg)}`),
+);
+
+// attw's default profile is "strict": node10, node16 (CJS and ESM) and bundler resolution.
+checkCommand('attw: types resolve right under every module resolution', bin('attw'), [
+  tarball,
+  '--no-color',
+  '--no-emoji',
+]);
+
+const consumer = makeTempDir('consumer');
+writeFileSync(
+  join(consumer, 'package.json'),
+  `${JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }, null, 2)}\n`,
+);
+for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(consumer, file));
+// The same usage, compiled once as a CommonJS module (.ts here) and once as an ES module (.mts).
+copyFileSync(join(fixture, 'usage.ts'), join(consumer, 'usage.mts'));
+
+const installed = checkCommand(
+  `consumer installs the tarball and axios (${consumer})`,
+  'npm',
+  ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'axios@1'],
+  { cwd: consumer },
+);
+if (installed) {
+  const axiosVersion = JSON.parse(
+    readFileSync(join(consumer, 'node_modules', 'axios', 'package.json'), 'utf8'),
+  ).version;
+  console.log(`consumer has axios ${axiosVersion}`);
+  checkCommand('require() loads dist/index.js and retries', process.execPath, ['require.cjs'], {
+    cwd: consumer,
+  });
+  checkCommand('import loads dist/index.mjs and retries', process.execPath, ['import.mjs'], {
+    cwd: consumer,
+  });
+  checkCommand(
+    'TypeScript, moduleResolution nodenext (CJS .ts and ESM .mts)',
+    bin('tsc'),
+    ['-p', 'tsconfig.nodenext.json'],
+    { cwd: consumer },
+  );
+  checkCommand(
+    'TypeScript, moduleResolution bundler',
+    bin('tsc'),
+    ['-p', 'tsconfig.bundler.json'],
+    { cwd: consumer },
+  );
+  checkCommand(
+    'Jest loads the package from node_modules as CommonJS and retries',
+    bin('jest'),
+    ['--rootDir', consumer, '--ci'],
+    { cwd: consumer },
+  );
+}
+
+const passed = report.finish();
+// Keep the scratch project of a failed run, to look into; it installs from the npm cache.
+if (passed) for (const dir of [packDir, consumer]) rmSync(dir, { recursive: true, force: true });
+process.exitCode = passed ? 0 : 1;

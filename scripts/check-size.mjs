@@ -1,0 +1,32 @@
+// Fails when the ESM entry, bundled and minified the way an app's bundler would ship it, gzips
+// above the budget. axios and uuid are the app's own dependencies, so they are not counted.
+import { existsSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+const entry = 'dist/index.mjs';
+// The issue's target is 3 kB; the package measures about 4 kB (see the closing note of the
+// session that set this): this limit keeps it from growing while that gap is decided.
+const limitBytes = 4096;
+
+if (!existsSync(entry)) {
+  console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);
+  process.exit(1);
+}
+
+const bundled = await build({
+  entryPoints: [entry],
+  bundle: true,
+  external: ['axios', 'uuid'],
+  format: 'esm',
+  minify: true,
+  write: false,
+});
+const minified = bundled.outputFiles[0].contents;
+const gzipped = gzipSync(minified, { level: 9 }).length;
+
+const ok = gzipped <= limitBytes;
+console.log(
+  `${ok ? 'PASS' : 'FAIL'} size: ${entry} minified ${minified.length} B, gzipped ${gzipped} B (limit ${limitBytes} B)`,
+);
+process.exit(ok ? 0 : 1);

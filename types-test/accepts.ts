@@ -1,0 +1,92 @@
+// Uses the public API the way the README does: every line here must compile.
+import axios, { type AxiosError, isAxiosError } from 'axios';
+import {
+  attachRetry,
+  type RequestRetryOptions,
+  type RetryEvent,
+  type RetryOptions,
+  type RetryState,
+  retryInterceptor,
+  type StopReason,
+} from 'axios-safe-retry';
+
+const client = axios.create({ baseURL: 'https://api.example.com' });
+
+const everyOption: RetryOptions = {
+  retries: 3,
+  baseDelayMs: 100,
+  maxDelayMs: 20_000,
+  random: Math.random,
+  statusCodes: [408, 429, 500, 502, 503, 504],
+  methods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'],
+  shouldRetry: (error: AxiosError, state: RetryState) =>
+    error.response?.status === 409 && state.retryCount < 2 ? true : undefined,
+  maxRetryAfterMs: 60_000,
+  deadlineMs: 5_000,
+  idempotencyKey: { header: 'Idempotency-Key', methods: ['POST', 'PATCH'], generate: () => 'k' },
+  retryBudget: { ratio: 0.1, minRetriesPerSecond: 10, windowMs: 10_000 },
+  onRetry: (event: RetryEvent) => {
+    const retryCount: number = event.retryCount;
+    const delayMs: number = event.delayMs;
+    const url: string | undefined = event.config.url;
+    const status: number | undefined = event.error.response?.status;
+    console.log(retryCount, delayMs, url, status);
+  },
+};
+
+const detach: () => void = attachRetry(client, everyOption);
+detach();
+attachRetry(client);
+attachRetry(client, { retryBudget: false, idempotencyKey: true });
+
+client.interceptors.response.use(undefined, retryInterceptor({ retries: 2 }));
+client.interceptors.response.use(undefined, retryInterceptor());
+
+// The per-request `retry` key comes from the module augmentation of axios's config.
+const perRequest: RequestRetryOptions = { retries: 5, idempotencyKey: true };
+void client.get('/users', { retry: false });
+void client.post('/payments', { amount: 1 }, { retry: perRequest });
+void client.put('/users/1', {}, { retry: { deadlineMs: 1_000, onRetry: () => {} } });
+void client.request({ url: '/x', method: 'PATCH', retry: { idempotencyKey: { header: 'X-Key' } } });
+void axios.get('/plain', { retry: { retries: 0 } });
+
+function describeStop(reason: StopReason): string {
+  switch (reason) {
+    case 'not-retryable':
+    case 'retries-exhausted':
+    case 'deadline':
+    case 'budget-exhausted':
+    case 'retry-after-too-long':
+    case 'canceled':
+    case 'body-not-replayable':
+    case 'disabled':
+      return reason;
+    default: {
+      // Exhaustive: a new stop reason must be added above, or this line stops compiling.
+      const unreachable: never = reason;
+      return unreachable;
+    }
+  }
+}
+
+async function readStateOfFailure(): Promise<void> {
+  try {
+    await client.get('/flaky');
+  } catch (error) {
+    if (!isAxiosError(error)) throw error;
+    const state: RetryState | undefined = error.config?.retryState;
+    const retryCount: number | undefined = state?.retryCount;
+    const delays: readonly number[] | undefined = state?.delays;
+    const key: string | undefined = state?.idempotencyKey;
+    const reason: StopReason | undefined = state?.stopReason;
+    console.log(retryCount, delays, key, reason && describeStop(reason));
+  }
+}
+void readStateOfFailure();
+
+async function readStateOfSuccess(): Promise<void> {
+  const response = await client.get('/flaky');
+  const startedAt: number | undefined = response.config.retryState?.startedAt;
+  console.log(startedAt);
+}
+void readStateOfSuccess();
