@@ -78,9 +78,21 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     ],
     ['fractional retries', { retries: 1.5 }, /`retries` must be a whole number/],
     ['retries as a string', { retries: '3' }, /`retries` must be a whole number.*got "3"/],
-    ['NaN baseDelayMs', { baseDelayMs: Number.NaN }, /`baseDelayMs` must be a number of milliseconds ≥ 0; got NaN/],
-    ['negative maxDelayMs', { maxDelayMs: -5 }, /`maxDelayMs` must be a number of milliseconds ≥ 0; got -5/],
-    ['infinite maxDelayMs', { maxDelayMs: Infinity }, /`maxDelayMs` must be a number of milliseconds ≥ 0; got Infinity/],
+    [
+      'NaN baseDelayMs',
+      { baseDelayMs: Number.NaN },
+      /`baseDelayMs` must be a number of milliseconds ≥ 0; got NaN/,
+    ],
+    [
+      'negative maxDelayMs',
+      { maxDelayMs: -5 },
+      /`maxDelayMs` must be a number of milliseconds ≥ 0; got -5/,
+    ],
+    [
+      'infinite maxDelayMs',
+      { maxDelayMs: Infinity },
+      /`maxDelayMs` must be a number of milliseconds ≥ 0; got Infinity/,
+    ],
     ['random not a function', { random: 0.5 }, /`random` must be a function; got 0.5/],
     [
       'a 404 in statusCodes',
@@ -95,7 +107,11 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { maxRetryAfterMs: -1 },
       /`maxRetryAfterMs` must be a number of milliseconds ≥ 0, or Infinity/,
     ],
-    ['zero deadlineMs', { deadlineMs: 0 }, /`deadlineMs` must be a number of milliseconds > 0; got 0/],
+    [
+      'zero deadlineMs',
+      { deadlineMs: 0 },
+      /`deadlineMs` must be a number of milliseconds > 0; got 0/,
+    ],
     [
       'idempotencyKey as a string',
       { idempotencyKey: 'yes' },
@@ -131,7 +147,11 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { retryBudget: { windowMs: 0 } },
       /`retryBudget.windowMs` must be a number of milliseconds > 0/,
     ],
-    ['a budget of true', { retryBudget: true }, /`retryBudget` must be false or an object; got true/],
+    [
+      'a budget of true',
+      { retryBudget: true },
+      /`retryBudget` must be false or an object; got true/,
+    ],
     ['onRetry not a function', { onRetry: 'log' }, /`onRetry` must be a function/],
     ['a misspelt option', { retires: 3 }, /unknown option `retires`; the options are retries, /],
     ['options not an object', 3, /`options` must be an object; got 3/],

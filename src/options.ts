@@ -71,7 +71,10 @@ const METHODS: Rule = [
 ];
 
 const REQUEST_RULES: Rules = {
-  retries: [(v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0), 'a whole number ≥ 0, or Infinity'],
+  retries: [
+    (v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0),
+    'a whole number ≥ 0, or Infinity',
+  ],
   baseDelayMs: MS,
   maxDelayMs: MS,
   random: FUNCTION,
@@ -120,16 +123,21 @@ function optionError(message: string): TypeError {
  */
 function checked(given: unknown, rules: Rules, path: string): Record<string, unknown> {
   if (!isObject(given)) {
-    throw optionError(`\`${path.slice(0, -1) || 'options'}\` must be an object; got ${shown(given)}`);
+    throw optionError(
+      `\`${path.slice(0, -1) || 'options'}\` must be an object; got ${shown(given)}`,
+    );
   }
   const set: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(given)) {
     const rule = rules[name];
     if (!rule) {
-      throw optionError(`unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`);
+      throw optionError(
+        `unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`,
+      );
     }
     if (value === undefined) continue;
-    if (!rule[0](value)) throw optionError(`\`${path}${name}\` must be ${rule[1]}; got ${shown(value)}`);
+    if (!rule[0](value))
+      throw optionError(`\`${path}${name}\` must be ${rule[1]}; got ${shown(value)}`);
     set[name] = value;
   }
   return set;
