@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import axios, { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import MockAdapter from 'axios-mock-adapter';
 import { attachRetry, retryInterceptor } from '../src';
 import { failWith, mockClient, settle } from './helpers/mock-client';
 
@@ -455,6 +456,21 @@ describe('re-issuing the same call', () => {
     mock.onGet('/items').reply(503);
     await settle(client.get('/items').catch(() => undefined));
     expect(seen).toEqual(['error 503']);
+  });
+
+  it('shows response interceptors added before attachRetry only the first attempt', async () => {
+    const client = axios.create({ baseURL: 'http://api.test' });
+    const mock = new MockAdapter(client);
+    const seen: (number | undefined)[] = [];
+    client.interceptors.response.use(undefined, (error: AxiosError) => {
+      seen.push(error.response?.status);
+      throw error;
+    });
+    attachRetry(client, { random: () => 0 });
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(502).onGet('/items').reply(200);
+    const { value } = await settle(client.get('/items'));
+    expect(value?.status).toBe(200);
+    expect(seen).toEqual([503]);
   });
 
   it('sends the same method, URL, params, headers and body, transformed once', async () => {

@@ -1,6 +1,6 @@
 import type { AxiosError } from 'axios';
 import type { RetryEvent } from '../src';
-import { cyan, ms, yellow } from './log';
+import { cyan, ms, red, yellow } from './log';
 
 /** Why an attempt failed, as the log shows it: `503`, `429 Retry-After: 1`, `ECONNREFUSED`. */
 export function describeFailure(error: AxiosError): string {
@@ -20,4 +20,9 @@ export function describeRetry(event: RetryEvent): string {
     `retry ${event.retryCount} in ${ms(event.delayMs)}` +
     (key === undefined ? '' : ` · ${cyan(`Idempotency-Key ${key}`)}`)
   );
+}
+
+/** The line logged when a call finally fails: why, and the stop reason on its retry state. */
+export function describeFinalFailure(error: AxiosError): string {
+  return `        ${red(`failed: ${describeFailure(error)}`)} (stopReason ${error.config?.retryState?.stopReason})`;
 }

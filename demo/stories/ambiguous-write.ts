@@ -4,7 +4,7 @@ import { AttemptCounter, callIdHeader, callIdOf } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
 import { cyan, detail, dim, green, red } from '../log';
-import { describeFailure, describeRetry } from '../retry-log';
+import { describeFailure, describeFinalFailure, describeRetry } from '../retry-log';
 import type { Story } from '../story';
 
 const keyHeader = 'idempotency-key';
@@ -88,9 +88,7 @@ export const ambiguousWrite: Story = {
         );
       } catch (error) {
         const failure = error as AxiosError;
-        detail(
-          `        ${red(`failed: ${describeFailure(failure)}`)} (stopReason ${failure.config?.retryState?.stopReason})`,
-        );
+        detail(describeFinalFailure(failure));
       }
 
       detail('the same call without a key, for contrast');

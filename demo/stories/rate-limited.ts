@@ -2,8 +2,8 @@ import type { AxiosError } from 'axios';
 import { AttemptCounter, callIdHeader, callIdOf } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
-import { detail, dim, green, ms, red } from '../log';
-import { describeFailure, describeRetry } from '../retry-log';
+import { detail, dim, green, ms } from '../log';
+import { describeFinalFailure, describeRetry } from '../retry-log';
 import type { Story } from '../story';
 
 type RetryAfterForm = 'seconds' | 'http-date';
@@ -94,9 +94,7 @@ export const rateLimited: Story = {
           );
         } catch (error) {
           const failure = error as AxiosError;
-          detail(
-            `        ${red(`failed: ${describeFailure(failure)}`)} (stopReason ${failure.config?.retryState?.stopReason})`,
-          );
+          detail(describeFinalFailure(failure));
         }
       }
     } finally {

@@ -2,8 +2,8 @@ import type { AxiosError } from 'axios';
 import { AttemptCounter, callIdHeader } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
-import { detail, dim, green, ms, red } from '../log';
-import { describeFailure, describeRetry } from '../retry-log';
+import { detail, dim, green, ms } from '../log';
+import { describeFinalFailure, describeRetry } from '../retry-log';
 import type { Story } from '../story';
 
 const calls = 3;
@@ -39,9 +39,7 @@ export const riding503s: Story = {
           );
         } catch (error) {
           const failure = error as AxiosError;
-          detail(
-            `        ${red(`failed: ${describeFailure(failure)}`)} (stopReason ${failure.config?.retryState?.stopReason})`,
-          );
+          detail(describeFinalFailure(failure));
         }
       }
     } finally {
