@@ -497,6 +497,16 @@ describe('re-issuing the same call', () => {
     }
   });
 
+  it('does not add back a default header that the first attempt left out', async () => {
+    const { client, mock } = mockClient();
+    mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    await settle(client.get('/items', { headers: { Accept: false } }));
+    const accepts = mock.history.get.map(
+      (c) => typeof (c.headers as Record<string, unknown>).Accept,
+    );
+    expect(accepts).toEqual(['boolean', 'undefined']);
+  });
+
   it('settles the call once', async () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);

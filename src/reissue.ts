@@ -25,14 +25,17 @@ interface InspectableInterceptors {
 /**
  * Re-sending through the instance itself (as other retry plugins do) would run the instance's
  * response interceptors once per attempt, and once more as the outcome unwinds. Instead each
- * attempt goes through a bare `Axios` with the instance's defaults and its request interceptors,
- * as they are at the time of the attempt (a refreshed token reaches the retry), but no response
- * interceptors: those then see the call's final outcome once, from the interceptor that retries.
- * Without an instance, the attempt's own config (which axios merged with the defaults) is all.
+ * attempt goes through a bare `Axios` with the instance's request interceptors, as they are at
+ * the time of the attempt (a refreshed token reaches the retry), but no response interceptors:
+ * those then see the call's final outcome once, from the interceptor that retries.
+ *
+ * The failed attempt's config already holds the instance's defaults, merged; the bare `Axios`
+ * keeps them too (axios-mock-adapter, for one, deletes `adapter` from the config it handles) but
+ * for the default headers, so a header the first attempt left out is not added back.
  */
 export function reissueThrough(instance?: AxiosInstance): Reissue {
   return (config) => {
-    const bare = new Axios((instance?.defaults ?? {}) as AxiosRequestConfig);
+    const bare = new Axios({ ...instance?.defaults, headers: {} } as AxiosRequestConfig);
     const requestInterceptors = instance?.interceptors.request as
       | InspectableInterceptors
       | undefined;
