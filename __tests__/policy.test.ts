@@ -219,6 +219,19 @@ describe('decide: the deadline', () => {
     });
   });
 
+  it('gives another last attempt when the last one was refused: it never reached the server', () => {
+    const afterRefusal = outcome({ classification: refused, status: undefined });
+    const decision = decide(
+      afterRefusal,
+      state({ finalAttempt: true }),
+      withDeadline,
+      undefined,
+      NOW + 10,
+    );
+    // Retry 1's draw of 50 ms fits in the 990 ms left: an ordinary retry again.
+    expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: false });
+  });
+
   it('keeps the backoff draw when it ends before the deadline', () => {
     expect(decide(outcome(), state(), withDeadline, undefined, NOW + 900)).toEqual({
       retry: true,

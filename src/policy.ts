@@ -60,7 +60,10 @@ export function decide(
 
   const remaining =
     options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
-  if (state.finalAttempt || remaining <= 0) return stop('deadline');
+  // The last attempt limits the load a call adds near its deadline; one that was refused never
+  // reached the server, so it added none and does not use up the call's last chance.
+  const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
+  if (lastChanceUsed || remaining <= 0) return stop('deadline');
 
   const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
   const asked = retryAfterMs(outcome.retryAfter, outcome.responseDate, now);

@@ -21,7 +21,10 @@ export interface RetryState {
   readonly delays: readonly number[];
   /** The idempotency key this call carries on every attempt, if any. */
   readonly idempotencyKey?: string;
-  /** `true` on the attempt the deadline allowed as the last one: it is not retried. */
+  /**
+   * `true` on the attempt the deadline allowed as the last one: it is not retried, unless its
+   * connection was refused (it never reached the server).
+   */
   readonly finalAttempt?: boolean;
   /** Why the call stopped retrying; set only on the error the call rejects with. */
   readonly stopReason?: StopReason;
