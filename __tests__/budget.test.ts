@@ -44,6 +44,13 @@ describe('createRetryBudget', () => {
     expect(drain(budget, 11_000)).toBe(100); // requests gone, retries gone: the floor again
   });
 
+  it('keeps its counts when the clock steps backwards', () => {
+    const budget = createRetryBudget(settings);
+    for (let i = 0; i < 1000; i++) budget.recordRequest(5000);
+    expect(budget.tryWithdraw(4000)).toBe(true);
+    expect(drain(budget, 5000)).toBe(199);
+  });
+
   it('starts afresh after a long idle period, however long', () => {
     const budget = createRetryBudget(settings);
     drain(budget, 0);

@@ -12,6 +12,12 @@ describe('classifyFailure', () => {
     ['a connection reset', { code: 'ECONNRESET' }, 'transient', false],
     ['a refused connection', { code: 'ECONNREFUSED' }, 'transient', true],
     ['a DNS failure', { code: 'ENOTFOUND' }, 'transient', true],
+    ['a temporary DNS failure', { code: 'EAI_AGAIN' }, 'transient', true],
+    ['a broken pipe', { code: 'EPIPE' }, 'transient', false],
+    ['an unreachable host', { code: 'EHOSTUNREACH' }, 'transient', false],
+    ['an unreachable network', { code: 'ENETUNREACH' }, 'transient', false],
+    ['a network that is down', { code: 'ENETDOWN' }, 'transient', false],
+    ['a host that is down', { code: 'EHOSTDOWN' }, 'transient', false],
     [
       'a refused connection seen by fetch',
       { code: 'ERR_NETWORK', causeCode: 'ECONNREFUSED' },
@@ -41,6 +47,14 @@ describe('classifyFailure', () => {
 });
 
 describe('isRepeatableStatus', () => {
+  it.each([408, 429, 500, 503, 599])('accepts %i', (status) => {
+    expect(isRepeatableStatus(status)).toBe(true);
+  });
+
+  it.each([200, 400, 404, 407, 409, 428, 430, 499, 600])('refuses %i', (status) => {
+    expect(isRepeatableStatus(status)).toBe(false);
+  });
+
   it('accepts 408, 429 and 5xx, and no other status (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 100, max: 599 }), (status) => {

@@ -604,3 +604,165 @@ describe('a key generator that returns no key', () => {
     expect(mock.history.post).toHaveLength(0);
   });
 });
+
+describe('wiring details', () => {
+  it('passes an error that is not axios’s through unchanged, even one with a config', async () => {
+    const { client, mock } = mockClient();
+    const failure = Object.assign(new Error('not axios'), { config: { url: '/items' } });
+    client.interceptors.request.use(() => Promise.reject(failure));
+    mock.onGet('/items').reply(200);
+    const { error } = await settle(client.get('/items'));
+    expect(error).toBe(failure);
+  });
+
+  it('leaves the timeout alone when there is no deadline', async () => {
+    const { client, mock } = mockClient();
+    mock.onGet('/items').reply(200);
+    await settle(Promise.all([client.get('/items', { timeout: 5000 }), client.get('/items')]));
+    expect(mock.history.get.map((c) => c.timeout)).toEqual([5000, 0]);
+  });
+
+  it('sees a key header set by an interceptor that runs after its own', async () => {
+    const client = axios.create({ baseURL: 'http://api.test' });
+    const mock = new MockAdapter(client);
+    // Registered first, so axios runs it after attachRetry's request interceptor.
+    client.interceptors.request.use((config) => {
+      config.headers.set('Idempotency-Key', 'late');
+      return config;
+    });
+    attachRetry(client, { random: () => 0 });
+    mock.onPost('/charges').replyOnce(503).onPost('/charges').reply(201);
+    const { value } = await settle(client.post('/charges', {}));
+    expect(value?.status).toBe(201);
+  });
+
+  it('asks shouldRetry with the error and the state, and follows its answer', async () => {
+    const asked: [number | undefined, number][] = [];
+    const { client, mock } = mockClient({
+      shouldRetry: (error, state) => {
+        asked.push([error.response?.status, state.retryCount]);
+        return error.response?.status === 404 ? true : undefined;
+      },
+    });
+    mock.onGet('/items').replyOnce(404).onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    const { value } = await settle(client.get('/items'));
+    expect(value?.status).toBe(200);
+    expect(asked).toEqual([
+      [404, 0],
+      [503, 1],
+    ]);
+  });
+
+  it('rejects with the error a request interceptor throws on a retry', async () => {
+    const { client, mock } = mockClient();
+    const failure = new Error('token refresh failed');
+    let runs = 0;
+    client.interceptors.request.use((config) => {
+      runs++;
+      if (runs === 2) throw failure;
+      return config;
+    });
+    mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    const { error } = await settle(client.get('/items'));
+    expect(error).toBe(failure);
+    expect(mock.history.get).toHaveLength(1);
+  });
+
+  it('replays a request interceptor on retries only when its runWhen allows', async () => {
+    const { client, mock } = mockClient();
+    const runs: number[] = [];
+    client.interceptors.request.use(
+      (config) => {
+        runs.push(config.retryState?.retryCount ?? 0);
+        return config;
+      },
+      undefined,
+      { runWhen: (config) => !config.retryState || config.retryState.retryCount < 1 },
+    );
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    await settle(client.get('/items'));
+    // The first attempt runs it before attachRetry's interceptor has made the state; the first
+    // retry (count 1) and the second are skipped by runWhen.
+    expect(runs).toEqual([0]);
+  });
+
+  it('adds no promise hop before the request is sent when every request interceptor is synchronous', () => {
+    const client = axios.create({
+      adapter: async (config) => {
+        sent.push(config.url);
+        return { status: 200, statusText: 'OK', headers: {}, config, data: '' };
+      },
+    });
+    const sent: (string | undefined)[] = [];
+    attachRetry(client);
+    void client.get('/items');
+    expect(sent).toEqual(['/items']);
+  });
+});
+
+describe('cancellation, more', () => {
+  it('rejects at once when the signal is already aborted as the sleep starts', async () => {
+    const client = axios.create({ baseURL: 'http://api.test' });
+    const mock = new MockAdapter(client);
+    const controller = new AbortController();
+    // Registered before attachRetry: it sees the failure first, and aborts.
+    client.interceptors.response.use(undefined, (error: unknown) => {
+      controller.abort();
+      throw error;
+    });
+    attachRetry(client, { random: () => 0.5, baseDelayMs: 10_000 });
+    mock.onGet('/items').reply(503);
+    let settled: unknown;
+    client.get('/items', { signal: controller.signal }).catch((error: unknown) => {
+      settled = error;
+    });
+    await jest.advanceTimersByTimeAsync(0);
+    expect(axios.isCancel(settled)).toBe(true);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('removes its abort listener once the sleep is over', async () => {
+    const listeners = new Set<() => void>();
+    const signal = {
+      aborted: false,
+      addEventListener: (_type: string, listener: () => void) => listeners.add(listener),
+      removeEventListener: (_type: string, listener: () => void) => listeners.delete(listener),
+    } as unknown as AbortSignal;
+    const { client, mock } = mockClient();
+    mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    const call = client.get('/items', { signal });
+    await jest.advanceTimersByTimeAsync(1);
+    expect(listeners.size).toBe(1);
+    await settle(call);
+    expect(listeners.size).toBe(0);
+  });
+});
+
+describe('retryInterceptor alone, with a key header of its own name', () => {
+  it("retries a write that carries the caller's key under that name", async () => {
+    const sent: InternalAxiosRequestConfig[] = [];
+    const client = axios.create({
+      adapter: async (config) => {
+        sent.push(config);
+        const response = {
+          status: sent.length === 1 ? 503 : 200,
+          statusText: '',
+          headers: {},
+          config,
+          data: '',
+        };
+        if (sent.length > 1) return response;
+        throw new AxiosError('status 503', 'ERR_BAD_RESPONSE', config, {}, response);
+      },
+    });
+    client.interceptors.response.use(
+      undefined,
+      retryInterceptor({ random: () => 0, idempotencyKey: { header: 'X-Request-Key' } }),
+    );
+    const { value } = await settle(
+      client.post('/charges', {}, { headers: { 'x-request-key': 'k9' } }),
+    );
+    expect(value?.status).toBe(200);
+    expect(sent).toHaveLength(2);
+  });
+});

@@ -153,6 +153,52 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /`retryBudget` must be false or an object; got true/,
     ],
     ['onRetry not a function', { onRetry: 'log' }, /`onRetry` must be a function/],
+    [
+      'a function where a number belongs',
+      { retries: () => 3 },
+      /`retries` must be a whole number.*got a function/,
+    ],
+    [
+      'baseDelayMs as a string',
+      { baseDelayMs: '100' },
+      /`baseDelayMs` must be a number of milliseconds ≥ 0; got "100"/,
+    ],
+    [
+      'an infinite deadlineMs',
+      { deadlineMs: Infinity },
+      /`deadlineMs` must be a number of milliseconds > 0/,
+    ],
+    [
+      'a 404 among good statuses',
+      { statusCodes: [503, 404] },
+      /`statusCodes` must be an array of 408/,
+    ],
+    ['an empty method name', { methods: [''] }, /`methods` must be an array of HTTP method names/],
+    [
+      'a key header that is not a string',
+      { idempotencyKey: { header: 5 } },
+      /`idempotencyKey.header` must be a header name; got 5/,
+    ],
+    [
+      'a negative minRetriesPerSecond',
+      { retryBudget: { minRetriesPerSecond: -1 } },
+      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+    ],
+    [
+      'an infinite minRetriesPerSecond',
+      { retryBudget: { minRetriesPerSecond: Infinity } },
+      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+    ],
+    [
+      'minRetriesPerSecond as a string',
+      { retryBudget: { minRetriesPerSecond: '5' } },
+      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+    ],
+    [
+      'a budget of null',
+      { retryBudget: null },
+      /`retryBudget` must be false or an object; got null/,
+    ],
     ['a misspelt option', { retires: 3 }, /unknown option `retires`; the options are retries, /],
     ['options not an object', 3, /`options` must be an object; got 3/],
   ])('%s', (_label, options, message) => {
@@ -168,10 +214,12 @@ describe('resolveClientOptions: bad options fail with the option name and the al
         maxDelayMs: 0,
         maxRetryAfterMs: Infinity,
         deadlineMs: 1,
+        statusCodes: [408, 429, 599],
         retryBudget: { ratio: 1, minRetriesPerSecond: 0, windowMs: 1 },
       }),
     ).not.toThrow();
     expect(() => resolveClientOptions({ retryBudget: { ratio: 0 } })).not.toThrow();
+    expect(() => resolveClientOptions({ maxRetryAfterMs: 0 })).not.toThrow();
   });
 });
 
@@ -197,6 +245,12 @@ describe('resolveRequestOptions', () => {
     );
     expect(() => resolveRequestOptions(client, 'often' as never)).toThrow(
       /`retry` must be an object/,
+    );
+  });
+
+  it('names a bad nested field with its full path', () => {
+    expect(() => resolveRequestOptions(client, { idempotencyKey: { header: 'a b' } })).toThrow(
+      /`retry.idempotencyKey.header` must be a header name/,
     );
   });
 

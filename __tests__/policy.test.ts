@@ -261,6 +261,25 @@ describe('decide: the deadline', () => {
     });
   });
 
+  it('stops when a Retry-After ends exactly at the deadline: the attempt would have no time', () => {
+    expect(decide(outcome({ retryAfter: '1' }), state(), withDeadline, undefined, NOW)).toEqual({
+      retry: false,
+      reason: 'deadline',
+    });
+  });
+
+  it('makes a draw that ends exactly at the deadline a last attempt', () => {
+    // 0.5 × 200 ms = 100 ms, and 100 ms are left.
+    const decision = decide(
+      outcome(),
+      state({ retryCount: 1 }),
+      withDeadline,
+      undefined,
+      NOW + 900,
+    );
+    expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: true });
+  });
+
   it('keeps the Retry-After as the floor of a last attempt', () => {
     const decision = decide(
       outcome({ retryAfter: '1' }),

@@ -43,6 +43,13 @@ describe('retryAfterMs: HTTP-date', () => {
     ).toBe(30_000);
   });
 
+  it('reads a Date header with white space around it', () => {
+    const localNow = NOW + 60_000;
+    expect(
+      retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', ' Mon, 30 Nov 2026 12:00:00 GMT ', localNow),
+    ).toBe(30_000);
+  });
+
   it('falls back to the local clock when the Date header is not a date', () => {
     expect(retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', 'yesterday', NOW)).toBe(30_000);
   });
@@ -82,6 +89,9 @@ describe('retryAfterMs: values that are not valid', () => {
     ['a date with a bad month', 'Mon, 30 Foo 2026 12:00:30 GMT'],
     ['a date that does not exist', 'Mon, 31 Feb 2026 12:00:30 GMT'],
     ['a time that does not exist', 'Mon, 30 Nov 2026 25:00:30 GMT'],
+    ['hour 24', 'Mon, 30 Nov 2026 24:00:00 GMT'],
+    ['minute 60', 'Mon, 30 Nov 2026 12:60:00 GMT'],
+    ['second 61', 'Mon, 30 Nov 2026 12:00:61 GMT'],
     ['an ISO date', '2026-11-30T12:00:30Z'],
   ])('%s → undefined (plain backoff)', (_label, value) => {
     expect(retryAfterMs(value, undefined, NOW)).toBeUndefined();

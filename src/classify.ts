@@ -47,12 +47,13 @@ const TRANSIENT_CODES = new Set([
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function classifyFailure(failure: Failure): Classification {
-  const codes = [failure.code, failure.causeCode];
   if (failure.code === CANCELED) return { kind: 'canceled', neverSent: false };
   if (failure.status !== undefined) return { kind: 'status', neverSent: false };
-  const neverSent = codes.some((code) => code !== undefined && NEVER_SENT_CODES.has(code));
-  const transient = codes.some((code) => code !== undefined && TRANSIENT_CODES.has(code));
-  return { kind: transient ? 'transient' : 'permanent', neverSent };
+  const codes = [failure.code, failure.causeCode].filter((code): code is string => !!code);
+  return {
+    kind: codes.some((code) => TRANSIENT_CODES.has(code)) ? 'transient' : 'permanent',
+    neverSent: codes.some((code) => NEVER_SENT_CODES.has(code)),
+  };
 }
 
 /** Status codes that may succeed on a repeat; every other 4xx fails the same way every time. */

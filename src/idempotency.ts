@@ -1,8 +1,10 @@
 import type { ResolvedOptions } from './options';
 import { DEFAULT_IDEMPOTENCY_KEY } from './options';
 
+/** axios's headers (which have `set`) or a plain object. */
 interface Headers {
   set?(name: string, value: string): unknown;
+  [name: string]: unknown;
 }
 
 /** The header that carries a call's idempotency key under these options. */
@@ -28,7 +30,7 @@ export function readHeader(headers: unknown, name: string): string | undefined {
  * A new key is written to `headers`; the key is returned either way.
  */
 export function stampIdempotencyKey(
-  headers: Headers & object,
+  headers: Headers,
   method: string | undefined,
   options: ResolvedOptions,
 ): string | undefined {
@@ -44,6 +46,6 @@ export function stampIdempotencyKey(
     );
   }
   if (typeof headers.set === 'function') headers.set(header, key);
-  else (headers as Record<string, unknown>)[header] = key;
+  else headers[header] = key;
   return key;
 }

@@ -68,7 +68,8 @@ export function decide(
   const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
   const asked = retryAfterMs(outcome.retryAfter, outcome.responseDate, now);
   if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
-  if (asked !== undefined && asked > remaining) return stop('deadline');
+  // Waiting until the deadline itself would leave the attempt no time at all.
+  if (asked !== undefined && asked >= remaining) return stop('deadline');
 
   const earliest = asked ?? 0;
   let delayMs = earliest + jitter;
