@@ -33,6 +33,19 @@ describe('resolveClientOptions: defaults', () => {
     expect(DEFAULT_IDEMPOTENCY_KEY.generate()).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('freezes the exported defaults, so no caller can change them for everyone', () => {
+    for (const frozen of [
+      DEFAULT_OPTIONS,
+      DEFAULT_OPTIONS.statusCodes,
+      DEFAULT_OPTIONS.methods,
+      DEFAULT_IDEMPOTENCY_KEY,
+      DEFAULT_IDEMPOTENCY_KEY.methods,
+      DEFAULT_RETRY_BUDGET,
+    ]) {
+      expect(Object.isFrozen(frozen)).toBe(true);
+    }
+  });
+
   it('draws from Math.random by default, looked up at each draw', () => {
     const stub = jest.spyOn(Math, 'random').mockReturnValue(0.25);
     try {

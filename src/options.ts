@@ -26,30 +26,30 @@ export interface ResolvedOptions {
   readonly onRetry?: RequestRetryOptions['onRetry'];
 }
 
-/** The defaults, in one place; the README's options table lists the same values. */
-export const DEFAULT_OPTIONS = {
+/** The defaults, in one place; the README's options table lists the same values. Frozen. */
+export const DEFAULT_OPTIONS = Object.freeze({
   retries: 3,
   baseDelayMs: 100,
   maxDelayMs: 20_000,
   // Looked up at each draw, so a test that stubs Math.random reaches it.
   random: (): number => Math.random(),
-  statusCodes: [408, 429, 500, 502, 503, 504],
-  methods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'],
+  statusCodes: Object.freeze([408, 429, 500, 502, 503, 504]),
+  methods: Object.freeze(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']),
   maxRetryAfterMs: 60_000,
   idempotencyKey: false,
-} as const;
+} as const);
 
-export const DEFAULT_IDEMPOTENCY_KEY: ResolvedIdempotencyKey = {
+export const DEFAULT_IDEMPOTENCY_KEY: ResolvedIdempotencyKey = Object.freeze({
   header: 'Idempotency-Key',
-  methods: ['POST', 'PATCH'],
+  methods: Object.freeze(['POST', 'PATCH']),
   generate: (): string => uuidv4(),
-};
+});
 
-export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = {
+export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = Object.freeze({
   ratio: 0.1,
   minRetriesPerSecond: 10,
   windowMs: 10_000,
-};
+});
 
 /** A rule for one option: what it accepts, and how the error message says so. */
 type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
