@@ -613,6 +613,7 @@ describe('wiring details', () => {
     mock.onGet('/items').reply(200);
     const { error } = await settle(client.get('/items'));
     expect(error).toBe(failure);
+    expect(failure.config).toEqual({ url: '/items' });
   });
 
   it('leaves the timeout alone when there is no deadline', async () => {

@@ -93,6 +93,10 @@ describe('retryAfterMs: values that are not valid', () => {
     ['minute 60', 'Mon, 30 Nov 2026 12:60:00 GMT'],
     ['second 61', 'Mon, 30 Nov 2026 12:00:61 GMT'],
     ['an ISO date', '2026-11-30T12:00:30Z'],
+    ['a date after other text', 'on Mon, 30 Nov 2026 12:00:30 GMT'],
+    ['a date before other text', 'Mon, 30 Nov 2026 12:00:30 GMT or so'],
+    ['an asctime date after other text', 'x Mon Nov 30 12:00:30 2026'],
+    ['an asctime date before other text', 'Mon Nov 30 12:00:30 2026 UTC'],
   ])('%s → undefined (plain backoff)', (_label, value) => {
     expect(retryAfterMs(value, undefined, NOW)).toBeUndefined();
   });
