@@ -57,7 +57,13 @@ for (const version of versions) {
   const installed = JSON.parse(
     readFileSync(join(scratch, 'node_modules/axios/package.json'), 'utf8'),
   ).version;
-  const jest = run(join(scratch, 'node_modules/.bin/jest'), ['--ci'], { cwd: scratch });
+  // comparison.test.ts checks the peer plugins (axios-retry, retry-axios) against today's axios,
+  // for the README; on an old axios it would test them, not us. `npm test` runs it.
+  const jest = run(
+    join(scratch, 'node_modules/.bin/jest'),
+    ['--ci', '--testPathIgnorePatterns', '/node_modules/', 'comparison\\.test\\.ts'],
+    { cwd: scratch },
+  );
   report.check(
     `axios ${installed} (asked for ${version}): jest ${jest.seconds.toFixed(1)} s`,
     jest.ok,
