@@ -107,18 +107,23 @@ const abortCases = adapters.map((adapter) => ({
   },
 }));
 
+/** A POST with a stamped idempotency key, to an API path that answers 503 once. */
+function sendKeyedPost(send, adapter, url) {
+  return send({
+    url,
+    method: 'POST',
+    adapter,
+    data: { amount: 1 },
+    random: 0,
+    retry: { idempotencyKey: true, retries: 2 },
+  });
+}
+
 const keyedPostCases = adapters.map((adapter) => ({
   name: `keyed POST to an origin whose CORS allows Idempotency-Key: same key on both attempts (${adapter})`,
   async run({ send, api }) {
     const path = `/keyed-${adapter}`;
-    const outcome = await send({
-      url: `${api.origin}${path}?fail=1`,
-      method: 'POST',
-      adapter,
-      data: { amount: 1 },
-      random: 0,
-      retry: { idempotencyKey: true, retries: 2 },
-    });
+    const outcome = await sendKeyedPost(send, adapter, `${api.origin}${path}?fail=1`);
     const requests = api.requestsTo(path);
     const posts = byMethod(requests, 'POST');
     const preflights = byMethod(requests, 'OPTIONS');
@@ -145,14 +150,7 @@ const blockedKeyedPostCases = adapters.map((adapter) => ({
   async run({ send, api, takeConsole }) {
     const path = `/keyed-blocked-${adapter}`;
     takeConsole();
-    const outcome = await send({
-      url: `${api.origin}${path}?fail=1&allowKey=0`,
-      method: 'POST',
-      adapter,
-      data: { amount: 1 },
-      random: 0,
-      retry: { idempotencyKey: true, retries: 2 },
-    });
+    const outcome = await sendKeyedPost(send, adapter, `${api.origin}${path}?fail=1&allowKey=0`);
     const requests = api.requestsTo(path);
     const preflights = byMethod(requests, 'OPTIONS');
     const consoleCounts = new Map();

@@ -1,6 +1,6 @@
-import type { AxiosError } from 'axios';
+import type { AxiosError, AxiosResponse } from 'axios';
 import type { RetryEvent } from '../src';
-import { cyan, ms, red, yellow } from './log';
+import { cyan, green, ms, red, yellow } from './log';
 
 /** Why an attempt failed, as the log shows it: `503`, `429 Retry-After: 1`, `ECONNREFUSED`. */
 export function describeFailure(error: AxiosError): string {
@@ -25,4 +25,10 @@ export function describeRetry(event: RetryEvent): string {
 /** The line logged when a call finally fails: why, and the stop reason on its retry state. */
 export function describeFinalFailure(error: AxiosError): string {
   return `        ${red(`failed: ${describeFailure(error)}`)} (stopReason ${error.config?.retryState?.stopReason})`;
+}
+
+/** The line logged when a call succeeds: the attempt that did, and its status. */
+export function describeSuccess(response: AxiosResponse): string {
+  const attempt = (response.config.retryState?.retryCount ?? 0) + 1;
+  return `        attempt ${attempt} → ${green(String(response.status))}`;
 }

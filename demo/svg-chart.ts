@@ -1,3 +1,5 @@
+import { escapeXml, niceStep } from '../support/svg';
+
 /** A hand-written SVG chart of requests per time bucket: one panel per run, on shared axes. */
 
 export interface TimelinePanel {
@@ -53,7 +55,7 @@ export function renderTimelineChart(chart: TimelineChart): string {
     attempts: countPerBucket(panel.attemptsMs, chart.bucketMs, buckets),
   }));
   const highest = Math.max(1, ...series.flatMap((s) => [...s.arrivals, ...s.attempts]));
-  const yStep = niceStep(highest / 5);
+  const yStep = niceStep(highest / 5, 1);
   const yMax = Math.ceil(highest / yStep) * yStep;
   const plotWidth = width - margin.left - margin.right;
   const height =
@@ -123,18 +125,6 @@ function legend(left: number, baseline: number, bucketMs: number): string {
   ].join('\n');
 }
 
-/** The smallest whole 1, 2 or 5 × 10^k that is at least `value`: a gridline step. */
-function niceStep(value: number): number {
-  const power = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, value))));
-  return (
-    [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value) ?? power * 10
-  );
-}
-
 function f(value: number): string {
   return value.toFixed(1);
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

@@ -81,7 +81,10 @@ function stopped(
 }
 
 interface RetryHandlers {
-  /** Request side: starts the call's state, stamps the key, records the call in the budget, clamps the timeout. */
+  /**
+   * Request side, first attempt: starts the call's state, stamps the key, records the call in the
+   * budget, clamps the timeout. (A retry, which already has its state, was clamped by onError.)
+   */
   onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
   /** Response-error side: stops with a reason, or sleeps and sends the call again, until it settles. */
   onError(error: unknown): Promise<AxiosResponse>;
@@ -98,18 +101,15 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
 
   return {
     onRequest(config) {
+      if (config.retryState) return config;
       try {
         const callOptions = resolveRequestOptions(client, config.retry);
         const now = Date.now();
-        let state = config.retryState;
-        if (!state) {
-          const key = callOptions
-            ? stampIdempotencyKey(config.headers, config.method, callOptions)
-            : undefined;
-          state = startCall(now, key);
-          config.retryState = state;
-        }
-        clampToDeadline(config, callOptions, state, now);
+        const key = callOptions
+          ? stampIdempotencyKey(config.headers, config.method, callOptions)
+          : undefined;
+        config.retryState = startCall(now, key);
+        clampToDeadline(config, callOptions, config.retryState, now);
       } catch (error) {
         // This interceptor is registered as synchronous (axios then skips a promise per request),
         // and some axios 1.x versions still send a request whose synchronous interceptor threw.

@@ -63,8 +63,14 @@ const arrayOf =
   (value: unknown): boolean =>
     Array.isArray(value) && value.every(accepts);
 
+const isFiniteAtLeast0 = (v: unknown): boolean => isNumber(v) && v >= 0 && v < Infinity;
+
 const FUNCTION: Rule = [(v) => typeof v === 'function', 'a function'];
-const MS: Rule = [(v) => isNumber(v) && v >= 0 && v < Infinity, 'a number of milliseconds ≥ 0'];
+const MS: Rule = [isFiniteAtLeast0, 'a number of milliseconds ≥ 0'];
+const POSITIVE_MS: Rule = [
+  (v) => isNumber(v) && v > 0 && v < Infinity,
+  'a number of milliseconds > 0',
+];
 const METHODS: Rule = [
   arrayOf((m) => typeof m === 'string' && m !== ''),
   'an array of HTTP method names',
@@ -85,7 +91,7 @@ const REQUEST_RULES: Rules = {
   methods: METHODS,
   shouldRetry: FUNCTION,
   maxRetryAfterMs: [(v) => isNumber(v) && v >= 0, 'a number of milliseconds ≥ 0, or Infinity'],
-  deadlineMs: [(v) => isNumber(v) && v > 0 && v < Infinity, 'a number of milliseconds > 0'],
+  deadlineMs: POSITIVE_MS,
   idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
   onRetry: FUNCTION,
 };
@@ -98,8 +104,8 @@ const KEY_RULES: Rules = {
 
 const BUDGET_RULES: Rules = {
   ratio: [(v) => isNumber(v) && v >= 0 && v <= 1, 'a number from 0 to 1'],
-  minRetriesPerSecond: [(v) => isNumber(v) && v >= 0 && v < Infinity, 'a number ≥ 0'],
-  windowMs: REQUEST_RULES.deadlineMs as Rule,
+  minRetriesPerSecond: [isFiniteAtLeast0, 'a number ≥ 0'],
+  windowMs: POSITIVE_MS,
 };
 
 const CLIENT_RULES: Rules = {

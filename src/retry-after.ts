@@ -26,8 +26,10 @@ export function parseHttpDate(value: string, now: number): number | undefined {
   if (!parts) return undefined;
   const [day, month = '', year = '', hour, minute, second] = parts;
   const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
-  const fields = [day, hour, minute, second].map(Number);
-  const [d = 0, h = 0, m = 0, s = 0] = fields;
+  const d = Number(day);
+  const h = Number(hour);
+  const m = Number(minute);
+  const s = Number(second);
   const time = Date.UTC(fullYear(year, now), monthIndex, d, h, m, s);
   // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
   const date = new Date(time);

@@ -1,3 +1,5 @@
+import { escapeXml, niceStep } from '../../support/svg';
+
 /** Arrivals at the server over time, one panel per contestant, as a hand-written SVG. */
 export interface ArrivalChart {
   /** File name under bench/charts/. */
@@ -18,18 +20,6 @@ const TOP = 40;
 const PANEL_HEIGHT = 70;
 const PANEL_GAP = 14;
 const AXIS_HEIGHT = 34;
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** A round step for about `count` ticks over `span`. */
-function niceStep(span: number, count: number): number {
-  const raw = span / count;
-  const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= raw);
-  return step ?? 10 * magnitude;
-}
 
 export function renderArrivalChart(chart: ArrivalChart): string {
   const binCount = Math.max(1, ...chart.series.map((series) => series.bins.length));
@@ -85,7 +75,7 @@ export function renderArrivalChart(chart: ArrivalChart): string {
   });
 
   const axisY = TOP + chart.series.length * (PANEL_HEIGHT + PANEL_GAP);
-  const stepMs = niceStep(totalMs, 10);
+  const stepMs = niceStep(totalMs / 10);
   for (let atMs = 0; atMs <= totalMs; atMs += stepMs) {
     const tx = (LEFT + (atMs / totalMs) * plotWidth).toFixed(1);
     parts.push(

@@ -2,8 +2,8 @@ import type { AxiosError } from 'axios';
 import { AttemptCounter, callIdHeader, callIdOf } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
-import { detail, dim, green, ms } from '../log';
-import { describeFinalFailure, describeRetry } from '../retry-log';
+import { detail, dim, ms } from '../log';
+import { describeFinalFailure, describeRetry, describeSuccess } from '../retry-log';
 import type { Story } from '../story';
 
 type RetryAfterForm = 'seconds' | 'http-date';
@@ -83,9 +83,7 @@ export const rateLimited: Story = {
           const response = await client.http.get('/quota', { headers: { [callIdHeader]: form } });
           successes += 1;
           const chosen = response.config.retryState?.delays[0];
-          detail(
-            `        attempt ${(response.config.retryState?.retryCount ?? 0) + 1} → ${green(String(response.status))}`,
-          );
+          detail(describeSuccess(response));
           report.check(
             checkWait(throttle, chosen),
             `waited as asked: asked ${ms(askedMs)}` +
@@ -93,8 +91,7 @@ export const rateLimited: Story = {
               `server measured ${throttle.sentAt && throttle.retriedAt ? ms(throttle.retriedAt - throttle.sentAt) : 'no retry'} from 429 to retry`,
           );
         } catch (error) {
-          const failure = error as AxiosError;
-          detail(describeFinalFailure(failure));
+          detail(describeFinalFailure(error as AxiosError));
         }
       }
     } finally {

@@ -2,8 +2,8 @@ import type { AxiosError } from 'axios';
 import { AttemptCounter, callIdHeader } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
-import { detail, dim, green, ms } from '../log';
-import { describeFinalFailure, describeRetry } from '../retry-log';
+import { detail, dim, ms } from '../log';
+import { describeFinalFailure, describeRetry, describeSuccess } from '../retry-log';
 import type { Story } from '../story';
 
 const calls = 3;
@@ -34,12 +34,11 @@ export const riding503s: Story = {
           const state = response.config.retryState;
           successes += 1;
           detail(
-            `        attempt ${(state?.retryCount ?? 0) + 1} → ${green(String(response.status))} ` +
+            `${describeSuccess(response)} ` +
               dim(`(retryState.delays: ${state?.delays.map(ms).join(', ') || 'none'})`),
           );
         } catch (error) {
-          const failure = error as AxiosError;
-          detail(describeFinalFailure(failure));
+          detail(describeFinalFailure(error as AxiosError));
         }
       }
     } finally {
