@@ -1,7 +1,16 @@
 export { attachRetry, retryInterceptor } from './interceptor';
-export { DEFAULT_IDEMPOTENCY_KEY, DEFAULT_OPTIONS, DEFAULT_RETRY_BUDGET } from './options';
+export {
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_IDEMPOTENCY_KEY,
+  DEFAULT_OPTIONS,
+  DEFAULT_PACING,
+  DEFAULT_RETRY_BUDGET,
+} from './options';
 export type {
+  CircuitBreakerOptions,
+  CircuitStateChange,
   IdempotencyKeyOptions,
+  PacingOptions,
   RequestRetryOptions,
   RetryBudgetOptions,
   RetryEvent,

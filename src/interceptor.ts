@@ -1,10 +1,24 @@
-import type { AxiosError, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import axios, {
+  type AxiosError,
+  type AxiosInstance,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
+import { adapterOf, gatedAdapter, gateStopOf } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
-import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
+import { createLoadControl, type LoadControl } from './load-control';
+import {
+  DEFAULT_CIRCUIT_BREAKER,
+  type ResolvedOptions,
+  resolveClientOptions,
+  resolveRequestOptions,
+} from './options';
+import { originOf } from './origin';
 import { type AttemptOutcome, decide } from './policy';
+import { readRateLimit, throttleStatus } from './rate-limit-headers';
 import { type Reissue, reissueThrough } from './reissue';
 import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
@@ -48,16 +62,22 @@ function outcomeOf(
   failure: FailedAttempt,
   options: ResolvedOptions,
   state: RetryState,
+  control: LoadControl | undefined,
 ): AttemptOutcome {
   const { config, response } = failure;
   const headers = response?.headers;
+  const now = Date.now();
+  const rateLimit = response && readRateLimit((name) => readHeader(headers, name), now);
+  const status = response && throttleStatus(response.status, rateLimit);
   return {
     classification: classifyFailure({
       code: failure.code,
-      status: response?.status,
+      status,
       causeCode: (failure.cause as { code?: string } | undefined)?.code,
     }),
-    status: response?.status,
+    status,
+    rateLimitResetMs: rateLimit?.resetMs,
+    retryIsFree: control?.retryIsFree(originOf(config.baseURL, config.url), now) ?? false,
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       state.idempotencyKey !== undefined ||
@@ -90,9 +110,30 @@ interface RetryHandlers {
   onError(error: unknown): Promise<AxiosResponse>;
 }
 
-function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue): RetryHandlers {
+function createRetryHandlers(
+  options: RetryOptions | undefined,
+  reissue: Reissue,
+  defaultAdapter: () => unknown,
+): RetryHandlers {
   const client = resolveClientOptions(options);
   const budget = client.budget ? createRetryBudget(client.budget) : undefined;
+  const control =
+    client.circuitBreaker || client.pacing
+      ? createLoadControl({
+          circuitBreaker: client.circuitBreaker,
+          pacing: client.pacing,
+          windowMs: DEFAULT_CIRCUIT_BREAKER.windowMs,
+          random: client.options.random,
+        })
+      : undefined;
+
+  /** Sends this attempt through the gate of its origin (once per config; a retry keeps it). */
+  function gate(config: InternalAxiosRequestConfig, callOptions: ResolvedOptions | false): void {
+    if (!control) return;
+    const adapter = adapterOf(config) ?? defaultAdapter();
+    const statusCodes = (callOptions || client.options).statusCodes;
+    config.adapter = gatedAdapter(adapter, control, callOptions, statusCodes) ?? config.adapter;
+  }
 
   function startCall(now: number, idempotencyKey: string | undefined): RetryState {
     budget?.recordRequest(now);
@@ -110,6 +151,7 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
           : undefined;
         config.retryState = startCall(now, key);
         clampToDeadline(config, callOptions, config.retryState, now);
+        gate(config, callOptions);
       } catch (error) {
         // This interceptor is registered as synchronous (axios then skips a promise per request),
         // and some axios 1.x versions still send a request whose synchronous interceptor threw.
@@ -130,12 +172,22 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
           Date.now(),
           readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)),
         );
-      if (!callOptions) throw stopped(failure, failure.config, state, 'disabled');
+      if (!callOptions) {
+        throw stopped(failure, failure.config, state, gateStopOf(failure) ?? 'disabled');
+      }
 
+      let lastAttempt: FailedAttempt | undefined;
       for (;;) {
         const { config } = failure;
+        // The gate held the attempt back (open breaker, or no slot before the deadline): nothing
+        // was sent. A retry stopped so keeps the error of the attempt before it.
+        const gateStop = gateStopOf(failure);
+        if (gateStop) {
+          const last = lastAttempt ?? failure;
+          throw stopped(last, last.config, state, gateStop);
+        }
         const decision = decide(
-          outcomeOf(failure, callOptions, state),
+          outcomeOf(failure, callOptions, state, control),
           state,
           callOptions,
           budget,
@@ -163,12 +215,15 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
 
         const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
         clampToDeadline(retryConfig, callOptions, next, Date.now());
+        gate(retryConfig, callOptions);
         try {
           return await reissue(retryConfig);
         } catch (retryError) {
           if (!isFailedAttempt(retryError)) throw retryError;
+          lastAttempt = failure;
           failure = retryError;
-          state = next;
+          // The gate may have added to it how long the retry waited.
+          state = failure.config.retryState ?? next;
         }
       }
     },
@@ -184,7 +239,7 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
 export function retryInterceptor(
   options?: RetryOptions,
 ): (error: unknown) => Promise<AxiosResponse> {
-  return createRetryHandlers(options, reissueThrough()).onError;
+  return createRetryHandlers(options, reissueThrough(), () => axios.defaults.adapter).onError;
 }
 
 /**
@@ -192,7 +247,11 @@ export function retryInterceptor(
  * budget) and the response-error interceptor. Returns a function that removes both.
  */
 export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
-  const handlers = createRetryHandlers(options, reissueThrough(instance));
+  const handlers = createRetryHandlers(
+    options,
+    reissueThrough(instance),
+    () => instance.defaults.adapter,
+  );
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
   });

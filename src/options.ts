@@ -1,6 +1,8 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { RetryBudgetSettings } from './budget';
+import type { CircuitBreakerSettings } from './circuit-breaker';
 import { isRepeatableStatus } from './classify';
+import type { PacingSettings } from './pacer';
 import type { RequestRetryOptions, RetryOptions } from './types';
 
 export interface ResolvedIdempotencyKey {
@@ -49,6 +51,21 @@ export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = Object.freeze({
   ratio: 0.1,
   minRetriesPerSecond: 10,
   windowMs: 10_000,
+});
+
+// The numbers are chosen with the benchmarks; the README says why.
+export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerSettings = Object.freeze({
+  failureRatio: 1,
+  minimumThroughput: 10,
+  windowMs: 1000,
+  breakDurationMs: 500,
+  maxBreakDurationMs: 2000,
+});
+
+export const DEFAULT_PACING: PacingSettings = Object.freeze({
+  growthPerSecond: 0.05,
+  healthyAfterMs: 5000,
+  minRatePerSecond: 0.5,
 });
 
 /** A rule for one option: what it accepts, and how the error message says so. */
@@ -108,10 +125,42 @@ const BUDGET_RULES: Rules = {
   windowMs: POSITIVE_MS,
 };
 
+const BREAKER_RULES: Rules = {
+  failureRatio: [(v) => isNumber(v) && v > 0 && v <= 1, 'a number greater than 0, up to 1'],
+  minimumThroughput: [(v) => Number.isInteger(v) && (v as number) >= 1, 'a whole number ≥ 1'],
+  windowMs: POSITIVE_MS,
+  breakDurationMs: POSITIVE_MS,
+  maxBreakDurationMs: POSITIVE_MS,
+  onStateChange: FUNCTION,
+};
+
+const PACING_RULES: Rules = {
+  growthPerSecond: [isFiniteAtLeast0, 'a number ≥ 0'],
+  healthyAfterMs: MS,
+  minRatePerSecond: [
+    (v) => isNumber(v) && v > 0 && v < Infinity,
+    'a number of requests per second > 0',
+  ],
+};
+
+const FALSE_OR_OBJECT: Rule = [(v) => v === false || isObject(v), 'false or an object'];
+
 const CLIENT_RULES: Rules = {
   ...REQUEST_RULES,
-  retryBudget: [(v) => v === false || isObject(v), 'false or an object'],
+  retryBudget: FALSE_OR_OBJECT,
+  circuitBreaker: FALSE_OR_OBJECT,
+  pacing: FALSE_OR_OBJECT,
 };
+
+/** A client-level option group: `false`, or its defaults overridden by what was given. */
+function group<T extends object>(
+  given: object | false | undefined,
+  defaults: T,
+  rules: Rules,
+  path: string,
+): T | false {
+  return given === false ? false : { ...defaults, ...checked(given ?? {}, rules, path) };
+}
 
 function shown(value: unknown): string {
   if (typeof value === 'function') return 'a function';
@@ -174,18 +223,29 @@ export interface ClientSettings {
   readonly given: RequestRetryOptions;
   readonly options: ResolvedOptions;
   readonly budget: RetryBudgetSettings | false;
+  readonly circuitBreaker: CircuitBreakerSettings | false;
+  readonly pacing: PacingSettings | false;
 }
 
 /** Validates client options; throws a TypeError naming the first bad option. */
 export function resolveClientOptions(options: RetryOptions = {}): ClientSettings {
-  const { retryBudget, ...given } = checked(options, CLIENT_RULES, '') as RetryOptions;
+  const { retryBudget, circuitBreaker, pacing, ...given } = checked(
+    options,
+    CLIENT_RULES,
+    '',
+  ) as RetryOptions;
+  const breaker = group(circuitBreaker, DEFAULT_CIRCUIT_BREAKER, BREAKER_RULES, 'circuitBreaker.');
+  if (breaker && breaker.maxBreakDurationMs < breaker.breakDurationMs) {
+    throw optionError(
+      `\`circuitBreaker.maxBreakDurationMs\` must be ≥ \`circuitBreaker.breakDurationMs\` (${breaker.breakDurationMs}); got ${breaker.maxBreakDurationMs}`,
+    );
+  }
   return {
     given,
     options: resolve(given, ''),
-    budget:
-      retryBudget === false
-        ? false
-        : { ...DEFAULT_RETRY_BUDGET, ...checked(retryBudget ?? {}, BUDGET_RULES, 'retryBudget.') },
+    budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_RULES, 'retryBudget.'),
+    circuitBreaker: breaker,
+    pacing: group(pacing, DEFAULT_PACING, PACING_RULES, 'pacing.'),
   };
 }
 
@@ -199,8 +259,12 @@ export function resolveRequestOptions(
 ): ResolvedOptions | false {
   if (perRequest === undefined) return client.options;
   if (perRequest === false) return false;
-  if (isObject(perRequest) && 'retryBudget' in perRequest) {
-    throw optionError('`retry.retryBudget` cannot be set per request: a client shares one budget');
+  for (const name of ['retryBudget', 'circuitBreaker', 'pacing']) {
+    if (isObject(perRequest) && name in perRequest) {
+      throw optionError(
+        `\`retry.${name}\` cannot be set per request: it is shared by every call through the client`,
+      );
+    }
   }
   return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');
 }

@@ -16,6 +16,10 @@ export interface AttemptOutcome {
   readonly retryAfter: string | undefined;
   /** The response's `Date` header: the server's clock, for an HTTP-date `Retry-After`. */
   readonly responseDate: string | undefined;
+  /** The wait a rate-limit header asks for (its reset), used when there is no `Retry-After`. */
+  readonly rateLimitResetMs?: number | undefined;
+  /** The retry is not charged to the budget: its origin is paced, or mostly succeeding. */
+  readonly retryIsFree?: boolean;
   /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
   readonly verdict: () => boolean | undefined;
 }
@@ -43,7 +47,8 @@ function isRepeatable(outcome: AttemptOutcome, options: ResolvedOptions): boolea
 
 /**
  * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
- * `budget` is charged only when the answer is to retry a request that reached the server.
+ * `budget` is charged only when the answer is to retry a request that reached the server, to an
+ * origin that is neither paced nor mostly succeeding (`retryIsFree`).
  * Pure but for `options.random` and the budget, both given.
  */
 export function decide(
@@ -66,7 +71,8 @@ export function decide(
   if (lastChanceUsed || remaining <= 0) return stop('deadline');
 
   const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
-  const asked = retryAfterMs(outcome.retryAfter, outcome.responseDate, now);
+  const asked =
+    retryAfterMs(outcome.retryAfter, outcome.responseDate, now) ?? outcome.rateLimitResetMs;
   if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
   // Waiting until the deadline itself would leave the attempt no time at all.
   if (asked !== undefined && asked >= remaining) return stop('deadline');
@@ -78,7 +84,8 @@ export function decide(
   const finalAttempt = delayMs >= remaining;
   if (finalAttempt) delayMs = earliest + options.random() * (remaining - earliest);
 
-  if (!outcome.classification.neverSent && budget && !budget.tryWithdraw(now)) {
+  const charged = !outcome.classification.neverSent && !outcome.retryIsFree;
+  if (charged && budget && !budget.tryWithdraw(now)) {
     return stop('budget-exhausted');
   }
   return { retry: true, delayMs, finalAttempt };

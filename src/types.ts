@@ -9,7 +9,8 @@ export type StopReason =
   | 'retry-after-too-long'
   | 'canceled'
   | 'body-not-replayable'
-  | 'disabled';
+  | 'disabled'
+  | 'circuit-open';
 
 /** The retry state of one call, kept on its request config as `config.retryState`. */
 export interface RetryState {
@@ -26,6 +27,11 @@ export interface RetryState {
    * connection was refused (it never reached the server).
    */
   readonly finalAttempt?: boolean;
+  /**
+   * Milliseconds the call's attempts waited at the gate of their origin: for its breaker to let
+   * them through, or for a slot of its pacing. Absent if they never waited.
+   */
+  readonly waitedMs?: number;
   /** Why the call stopped retrying; set only on the error the call rejects with. */
   readonly stopReason?: StopReason;
 }
@@ -76,6 +82,63 @@ export interface RetryBudgetOptions {
    * @default 10000
    */
   windowMs?: number;
+}
+
+/** What `onStateChange` receives when the breaker of an origin changes state. Frozen. */
+export interface CircuitStateChange {
+  /** `protocol//host:port` (the default port left out). */
+  readonly origin: string;
+  readonly state: 'closed' | 'open' | 'half-open';
+  readonly previousState: 'closed' | 'open' | 'half-open';
+}
+
+export interface CircuitBreakerOptions {
+  /**
+   * The share of failed attempts in the window (0 < r ≤ 1) at which the breaker opens.
+   * @default 1 (every attempt failed: an overloaded origin that still serves some is paced, not cut off)
+   */
+  failureRatio?: number;
+  /**
+   * Attempts the window must hold before the breaker may open (a whole number ≥ 1).
+   * @default 10
+   */
+  minimumThroughput?: number;
+  /**
+   * The sliding window over which attempts are counted, in milliseconds.
+   * @default 1000
+   */
+  windowMs?: number;
+  /**
+   * How long the breaker stays open before it lets one probe through, in milliseconds.
+   * @default 500
+   */
+  breakDurationMs?: number;
+  /**
+   * The longest break: it doubles (with jitter) after each failed probe, up to this.
+   * @default 2000
+   */
+  maxBreakDurationMs?: number;
+  /** Called when the breaker of an origin changes state. What it throws is ignored. */
+  onStateChange?: (event: CircuitStateChange) => void;
+}
+
+export interface PacingOptions {
+  /**
+   * After a throttle signal the send rate is set to what the origin accepted; it then climbs by
+   * this share of itself per second (up to twice that), until the next signal.
+   * @default 0.05
+   */
+  growthPerSecond?: number;
+  /**
+   * An origin with no throttle signal for this long is no longer paced, in milliseconds.
+   * @default 5000
+   */
+  healthyAfterMs?: number;
+  /**
+   * The slowest pace, in requests per second.
+   * @default 0.5
+   */
+  minRatePerSecond?: number;
 }
 
 /** Options that can be set both on the client and per request, under `retry`. */
@@ -143,6 +206,17 @@ export interface RetryOptions extends RequestRetryOptions {
    * @default { ratio: 0.1, minRetriesPerSecond: 10, windowMs: 10000 }
    */
   retryBudget?: RetryBudgetOptions | false;
+  /**
+   * One circuit breaker per origin, shared by every call through this client; `false` turns it off.
+   * @default DEFAULT_CIRCUIT_BREAKER
+   */
+  circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Per-origin pacing after throttle signals (429, a spent quota, 503 while most attempts fail);
+   * `false` turns it off.
+   * @default DEFAULT_PACING
+   */
+  pacing?: PacingOptions | false;
 }
 
 declare module 'axios' {

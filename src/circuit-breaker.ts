@@ -1,0 +1,105 @@
+import type { OutcomeWindow } from './outcome-window';
+import type { CircuitStateChange } from './types';
+
+export type CircuitState = CircuitStateChange['state'];
+
+export interface CircuitBreakerSettings {
+  readonly failureRatio: number;
+  readonly minimumThroughput: number;
+  readonly windowMs: number;
+  readonly breakDurationMs: number;
+  readonly maxBreakDurationMs: number;
+  readonly onStateChange?: ((event: CircuitStateChange) => void) | undefined;
+}
+
+/**
+ * May an attempt go now? `'send'` (closed), `'probe'` (half-open: this attempt is the one trial),
+ * or the time to ask again: the end of the break, or `Infinity` while a probe is in flight.
+ */
+export type Admission = 'send' | 'probe' | number;
+
+/** How an attempt ended, for the breaker: a canceled one is `undefined` and does not count. */
+export type AttemptResult = 'success' | 'failure' | undefined;
+
+export interface CircuitBreaker {
+  readonly state: CircuitState;
+  admit(now: number): Admission;
+  record(now: number, result: AttemptResult, probe: boolean): void;
+}
+
+/**
+ * The breaker of one origin (pure; the clock and `random` are given). Closed, it opens when the
+ * window holds at least `minimumThroughput` attempts of which a share ≥ `failureRatio` failed.
+ * Open, nothing is sent until the break is over; then, half-open, one attempt at a time goes as
+ * the probe: a success closes it, a failure opens it again for a break twice as long (up to
+ * `maxBreakDurationMs`), drawn from its upper half so that clients do not probe in step.
+ */
+export function createCircuitBreaker(
+  origin: string,
+  settings: CircuitBreakerSettings,
+  window: OutcomeWindow,
+  random: () => number,
+  onClose: (now: number) => void,
+): CircuitBreaker {
+  let state: CircuitState = 'closed';
+  let openUntil = 0;
+  let failedProbes = 0;
+  let probing = false;
+
+  function moveTo(next: CircuitState, now: number): void {
+    const previousState = state;
+    state = next;
+    if (next === 'closed') {
+      failedProbes = 0;
+      window.clear(now);
+      onClose(now);
+    }
+    try {
+      settings.onStateChange?.(Object.freeze({ origin, state: next, previousState }));
+    } catch {
+      // An observer's failure must not change what the breaker does, nor fail a request.
+    }
+  }
+
+  function open(now: number): void {
+    const exponent = Math.min(failedProbes, 30);
+    const ceiling = Math.min(settings.maxBreakDurationMs, settings.breakDurationMs * 2 ** exponent);
+    openUntil = now + ceiling * (0.5 + random() / 2);
+    moveTo('open', now);
+  }
+
+  return {
+    get state() {
+      return state;
+    },
+    admit(now) {
+      if (state === 'closed') return 'send';
+      if (state === 'open') {
+        if (now < openUntil) return openUntil;
+        moveTo('half-open', now);
+      }
+      if (probing) return Infinity;
+      probing = true;
+      return 'probe';
+    },
+    record(now, result, probe) {
+      if (probe) {
+        probing = false;
+        if (result === 'success') moveTo('closed', now);
+        else if (result === 'failure') {
+          failedProbes++;
+          open(now);
+        }
+        return;
+      }
+      if (result === undefined) return;
+      window.add(now, result === 'failure');
+      if (state !== 'closed' || result === 'success') return;
+      const { successes, failures } = window.counts(now);
+      const total = successes + failures;
+      if (total >= settings.minimumThroughput && failures >= settings.failureRatio * total) {
+        open(now);
+      }
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import { cancellationError, cancellationOf } from './cancellation';
+import { classifyFailure } from './classify';
+import type { Ending, LoadControl, Pass } from './load-control';
+import type { ResolvedOptions } from './options';
+import { originOf } from './origin';
+import { readRateLimit, throttleStatus } from './rate-limit-headers';
+import { retryAfterMs } from './retry-after';
+import type { StopReason } from './types';
+
+/**
+ * The axios side of load control: each attempt goes through an adapter that first passes the
+ * origin's gate (breaker, pacer), waiting within the call's deadline, then tells the gate how
+ * the attempt ended. Wrapping the adapter sees every attempt's raw outcome, before any
+ * interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
+ */
+
+const ORIGINAL = Symbol('axios-safe-retry: adapter');
+const STOP = Symbol('axios-safe-retry: stop reason');
+
+type Gated = AxiosAdapter & { [ORIGINAL]: unknown };
+type GateError = AxiosError & { [STOP]?: StopReason };
+
+type GetAdapter = (adapter: unknown, config?: unknown) => AxiosAdapter;
+// Exported by axios since 1.5.1; before it, only a function adapter can be wrapped.
+const getAdapter = (axios as unknown as { getAdapter?: GetAdapter }).getAdapter;
+
+/** Why the gate stopped a call (`'circuit-open'` or `'deadline'`), if this error is the gate's. */
+export function gateStopOf(error: unknown): StopReason | undefined {
+  return (error as GateError)[STOP];
+}
+
+/** The adapter an attempt's config holds, unwrapped. */
+export function adapterOf(config: InternalAxiosRequestConfig): unknown {
+  const adapter = config.adapter as Partial<Gated> | undefined;
+  return adapter?.[ORIGINAL] ?? adapter;
+}
+
+function gateError(
+  config: InternalAxiosRequestConfig,
+  code: string,
+  message: string,
+  stop: StopReason,
+): GateError {
+  const error: GateError = new AxiosError(`axios-safe-retry: ${message}`, code, config);
+  error[STOP] = stop;
+  return error;
+}
+
+function headerReader(headers: unknown): (name: string) => string | undefined {
+  const get = (headers as { get?: (name: string) => unknown } | undefined)?.get;
+  return (name) => {
+    const value =
+      typeof get === 'function'
+        ? get.call(headers, name)
+        : (headers as Record<string, unknown> | undefined)?.[name];
+    return value === undefined || value === null || value === false ? undefined : String(value);
+  };
+}
+
+/** How an attempt ended, for the gate: a failure is what the call would retry for. */
+function endingOf(
+  response: AxiosResponse | undefined,
+  error: AxiosError | undefined,
+  statusCodes: readonly number[],
+): Ending {
+  if (!response) {
+    const { kind } = classifyFailure({
+      code: error?.code,
+      causeCode: (error?.cause as { code?: string } | undefined)?.code,
+    });
+    return { failed: kind === 'transient' ? true : undefined };
+  }
+  const header = headerReader(response.headers);
+  const now = Date.now();
+  const rateLimit = readRateLimit(header, now);
+  const status = throttleStatus(response.status, rateLimit);
+  const retryAfter = header('retry-after');
+  return {
+    failed: statusCodes.includes(status),
+    status,
+    waitMs:
+      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, header('date'), now)) ??
+      rateLimit?.resetMs,
+    rateLimit,
+  };
+}
+
+/** Waits until `until`, or until the origin's breaker changes; rejects if the call is aborted. */
+function waitFor(
+  until: number,
+  config: InternalAxiosRequestConfig,
+  subscribe?: (wake: () => void) => () => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let unsubscribeWake = (): void => {};
+    let unsubscribeCancel = (): void => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (error?: unknown): void => {
+      clearTimeout(timer);
+      unsubscribeWake();
+      unsubscribeCancel();
+      if (error) reject(error);
+      else resolve();
+    };
+    if (until < Infinity) timer = setTimeout(finish, Math.ceil(until - Date.now()));
+    if (subscribe) unsubscribeWake = subscribe(() => finish());
+    const cancellation = cancellationOf(config);
+    if (cancellation) {
+      unsubscribeCancel = cancellation.subscribe(() => finish(cancellationError(config)));
+    }
+  });
+}
+
+/**
+ * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
+ * the success path), else a promise; rejects with the gate's error.
+ */
+function pass(
+  control: LoadControl,
+  origin: string,
+  config: InternalAxiosRequestConfig,
+  deadline: number | undefined,
+): Pass | Promise<Pass> {
+  const now = Date.now();
+  const verdict = control.admit(origin, now, deadline ?? Infinity);
+  if (verdict.pass && verdict.at <= now) return verdict.pass;
+  return (async () => {
+    for (let v = verdict; ; v = control.admit(origin, Date.now(), deadline ?? Infinity)) {
+      if (v.pass) {
+        try {
+          await waitFor(v.at, config);
+        } catch (error) {
+          control.settle(v.pass, Date.now(), { failed: undefined });
+          throw error;
+        }
+        return v.pass;
+      }
+      if ('late' in v) {
+        throw gateError(
+          config,
+          'ERR_RATE_LIMITED',
+          `${origin} is paced past the deadline`,
+          'deadline',
+        );
+      }
+      // A break that ends past the deadline cannot let the call through in time; a probe in
+      // flight (`Infinity`) may close the breaker at any moment.
+      if (deadline === undefined || (v.until >= deadline && v.until < Infinity)) {
+        throw gateError(
+          config,
+          'ERR_CIRCUIT_OPEN',
+          `the circuit of ${origin} is open`,
+          deadline === undefined ? 'circuit-open' : 'deadline',
+        );
+      }
+      const startedAt = config.retryState?.startedAt ?? now;
+      await waitFor(Math.min(v.until, deadline), config, (wake) =>
+        control.onChange(origin, startedAt, wake),
+      );
+    }
+  })();
+}
+
+/**
+ * An adapter that sends through `adapter` (a function, or names for axios's `getAdapter`) once the
+ * gate lets the attempt go; `undefined` when this axios cannot resolve `adapter`.
+ */
+export function gatedAdapter(
+  adapter: unknown,
+  control: LoadControl,
+  options: ResolvedOptions | false,
+  statusCodes: readonly number[],
+): AxiosAdapter | undefined {
+  if (typeof adapter !== 'function' && !getAdapter) return undefined;
+  const deadlineMs = options ? options.deadlineMs : undefined;
+  const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
+    const send =
+      typeof adapter === 'function'
+        ? (adapter as AxiosAdapter)
+        : (getAdapter as GetAdapter)(adapter, config);
+    const sendThrough = (passed: Pass): Promise<AxiosResponse> =>
+      send(config).then(
+        (response) => {
+          control.settle(passed, Date.now(), endingOf(response, undefined, statusCodes));
+          return response;
+        },
+        (error: AxiosError) => {
+          control.settle(passed, Date.now(), endingOf(error?.response, error, statusCodes));
+          throw error;
+        },
+      );
+    const state = config.retryState;
+    const deadline = deadlineMs === undefined || !state ? undefined : state.startedAt + deadlineMs;
+    const origin = originOf(config.baseURL, config.url);
+    const waitingSince = Date.now();
+    const passed = pass(control, origin, config, deadline);
+    if (!(passed instanceof Promise)) return sendThrough(passed);
+    return passed.then((held) => {
+      const waited = Date.now() - waitingSince;
+      if (waited > 0 && state) {
+        config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };
+        // The attempt's timeout was clamped to the deadline before the wait: clamp it again.
+        if (deadline !== undefined) {
+          const left = Math.max(1, Math.ceil(deadline - Date.now()));
+          config.timeout = config.timeout ? Math.min(config.timeout, left) : left;
+        }
+      }
+      return sendThrough(held);
+    });
+  };
+  return Object.assign(gated, { [ORIGINAL]: adapter });
+}

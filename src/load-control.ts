@@ -1,0 +1,189 @@
+import {
+  type CircuitBreaker,
+  type CircuitBreakerSettings,
+  createCircuitBreaker,
+} from './circuit-breaker';
+import { createOutcomeWindow, type OutcomeWindow } from './outcome-window';
+import { createPacer, type Pacer, type PacingSettings, type Signal } from './pacer';
+import type { RateLimit } from './rate-limit-headers';
+
+export interface LoadControlSettings {
+  readonly circuitBreaker: CircuitBreakerSettings | false;
+  readonly pacing: PacingSettings | false;
+  /** The outcome window when the breaker is off (it is the breaker's `windowMs` otherwise). */
+  readonly windowMs: number;
+  readonly random: () => number;
+}
+
+/** An attempt let through, to be settled with how it ended. */
+export interface Pass {
+  readonly origin: OriginState;
+  readonly probe: boolean;
+}
+
+/**
+ * What the gate says to an attempt: go at `at`; or wait for the breaker until `until` (`Infinity`:
+ * until woken) and ask again; or `late`: the pacer has no slot before the deadline.
+ */
+export type Verdict =
+  | { readonly pass: Pass; readonly at: number }
+  | { readonly pass?: undefined; readonly until: number }
+  | { readonly pass?: undefined; readonly late: true };
+
+/** How an attempt ended, as the gate needs it. */
+export interface Ending {
+  /** `undefined`: canceled, or a fault that says nothing of the origin; it does not count. */
+  readonly failed: boolean | undefined;
+  readonly status?: number | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs?: number | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+}
+
+interface OriginState {
+  readonly window: OutcomeWindow;
+  breaker: CircuitBreaker | undefined;
+  readonly pacer: Pacer;
+  inFlight: number;
+  /** Successes per second measured while the origin was healthy. */
+  lastGoodRate: number;
+  /** Calls waiting for the breaker, woken oldest first when it changes. */
+  readonly waiters: Array<{ readonly startedAt: number; readonly wake: () => void }>;
+}
+
+/** A long-lived client may talk to many origins: it keeps the state of the most recent ones. */
+export const MAX_ORIGINS = 100;
+
+export interface LoadControl {
+  admit(origin: string, now: number, latest: number): Verdict;
+  settle(pass: Pass, now: number, ending: Ending): void;
+  /** Calls `wake` once the origin's breaker changes; returns the function that unsubscribes. */
+  onChange(origin: string, startedAt: number, wake: () => void): () => void;
+  /** Whether a retry to this origin is free of the retry budget: paced, or mostly succeeding. */
+  retryIsFree(origin: string, now: number): boolean;
+}
+
+export function createLoadControl(settings: LoadControlSettings): LoadControl {
+  const origins = new Map<string, OriginState>();
+  const { circuitBreaker, random } = settings;
+  const windowMs = circuitBreaker ? circuitBreaker.windowMs : settings.windowMs;
+  const pacing: PacingSettings = settings.pacing || {
+    // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
+    growthPerSecond: 0,
+    healthyAfterMs: 0,
+    minRatePerSecond: 0,
+  };
+
+  function wakeAll(state: OriginState): void {
+    const waiters = state.waiters.splice(0).sort((a, b) => a.startedAt - b.startedAt);
+    for (const waiter of waiters) waiter.wake();
+  }
+
+  function originState(origin: string): OriginState {
+    let state = origins.get(origin);
+    if (state) {
+      // Most recently used last, so the first is the one to forget.
+      origins.delete(origin);
+    } else {
+      const created: OriginState = {
+        window: createOutcomeWindow(windowMs),
+        pacer: createPacer(pacing, windowMs, random),
+        inFlight: 0,
+        lastGoodRate: 0,
+        waiters: [],
+        breaker: undefined,
+      };
+      if (circuitBreaker) {
+        created.breaker = createCircuitBreaker(
+          origin,
+          circuitBreaker,
+          created.window,
+          random,
+          (now) =>
+            // Released oldest first, at the rate the origin handled before it failed (or spread
+            // over a second when that is unknown).
+            created.pacer.release(now, created.lastGoodRate || created.waiters.length),
+        );
+      }
+      state = created;
+      if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value as string);
+    }
+    origins.set(origin, state);
+    return state;
+  }
+
+  function signalOf(state: OriginState, ending: Ending, now: number): Signal | undefined {
+    const { status, rateLimit } = ending;
+    const remaining = rateLimit?.remaining;
+    // The requests still in flight will spend what is left: stop before the server says 429.
+    if (remaining !== undefined && remaining <= state.inFlight) {
+      return rateLimit?.resetMs === undefined ? 'limit' : 'quota';
+    }
+    if (status === 429) return 'limit';
+    if (status === 503) {
+      if (ending.waitMs !== undefined) return 'limit';
+      const { successes, failures } = state.window.counts(now);
+      return failures >= successes ? 'overload' : undefined;
+    }
+    return undefined;
+  }
+
+  return {
+    admit(origin, now, latest) {
+      const state = originState(origin);
+      const admission = state.breaker ? state.breaker.admit(now) : 'send';
+      if (typeof admission === 'number') return { until: admission };
+      const at = state.pacer.reserve(now, latest);
+      if (at === undefined) {
+        if (admission === 'probe') {
+          // Give the probe back, for a call that has the time.
+          state.breaker?.record(now, undefined, true);
+          wakeAll(state);
+        }
+        return { late: true };
+      }
+      state.inFlight++;
+      return { pass: { origin: state, probe: admission === 'probe' }, at };
+    },
+
+    settle({ origin: state, probe }, now, ending) {
+      state.inFlight--;
+      const { failed } = ending;
+      if (state.breaker) {
+        state.breaker.record(
+          now,
+          failed === undefined ? undefined : failed ? 'failure' : 'success',
+          probe,
+        );
+        if (probe) wakeAll(state);
+      } else if (failed !== undefined) state.window.add(now, failed);
+      if (failed) {
+        const { successes, failures, spanMs } = state.window.counts(now);
+        if (failures < successes) state.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+      }
+      if (!settings.pacing) return;
+      const signal = signalOf(state, ending, now);
+      if (signal) {
+        const waitMs = signal === 'quota' ? ending.rateLimit?.resetMs : ending.waitMs;
+        state.pacer.throttle(now, state.window.counts(now), waitMs, signal);
+      }
+    },
+
+    onChange(origin, startedAt, wake) {
+      const { waiters } = originState(origin);
+      const waiter = { startedAt, wake };
+      waiters.push(waiter);
+      return () => {
+        const index = waiters.indexOf(waiter);
+        if (index >= 0) waiters.splice(index, 1);
+      };
+    },
+
+    retryIsFree(origin, now) {
+      const state = origins.get(origin);
+      if (!state) return false;
+      const { successes, failures } = state.window.counts(now);
+      return state.pacer.paced || failures < successes;
+    },
+  };
+}

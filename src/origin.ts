@@ -1,0 +1,26 @@
+// axios's own test for an absolute URL: a scheme (or none, for `//host`) followed by `//`.
+const ABSOLUTE = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+const AUTHORITY = /^([a-z][a-z\d+\-.]*:)?\/\/(?:[^@/?#]*@)?([^/?#]*)/i;
+const DEFAULT_PORT: Readonly<Record<string, string>> = { 'http:': ':80', 'https:': ':443' };
+
+/** Where a relative URL with no `baseURL` goes: the page's origin, or axios's Node default. */
+function hereOrigin(): string {
+  const here = (globalThis as { location?: { origin?: string } }).location?.origin;
+  return here && here !== 'null' ? here : 'http://localhost';
+}
+
+/**
+ * The origin (`protocol//host:port`, the default port left out) that a request goes to, with
+ * `baseURL` applied as axios applies it.
+ */
+export function originOf(baseURL: string | undefined, url: string | undefined): string {
+  const path = url ?? '';
+  const full = baseURL && !ABSOLUTE.test(path) ? `${baseURL}/${path}` : path;
+  const match = AUTHORITY.exec(full);
+  if (!match) return hereOrigin();
+  const scheme = (match[1] ?? hereOrigin().replace(/\/\/.*/, '')).toLowerCase();
+  let host = (match[2] ?? '').toLowerCase();
+  const port = DEFAULT_PORT[scheme];
+  if (port && host.endsWith(port)) host = host.slice(0, -port.length);
+  return `${scheme}//${host}`;
+}

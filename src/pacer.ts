@@ -1,0 +1,131 @@
+import type { OutcomeCounts } from './outcome-window';
+
+export interface PacingSettings {
+  readonly growthPerSecond: number;
+  readonly healthyAfterMs: number;
+  readonly minRatePerSecond: number;
+}
+
+/**
+ * The send schedule of one origin (pure; the clock and `random` are given).
+ *
+ * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
+ * origin was measured to accept (its successes over the outcome window), which climbs by
+ * `growthPerSecond` of itself each second, up to twice where it started, until the next signal
+ * sets it again to what was accepted. An origin with no signal for `healthyAfterMs` is unpaced.
+ */
+export interface Pacer {
+  readonly paced: boolean;
+  /**
+   * Reserves the time at which the next send may go (`now` when nothing holds it), or reserves
+   * nothing and returns `undefined` when that time would be after `latest`.
+   */
+  reserve(now: number, latest: number): number | undefined;
+  /**
+   * A throttle signal (429, quota spent, or a 503 while most attempts fail: `overload`).
+   * `waitMs` is the server's own wait; `hold` keeps every send until it is over.
+   */
+  throttle(now: number, counts: OutcomeCounts, waitMs: number | undefined, signal: Signal): void;
+  /** A breaker closed: release at the rate the origin handled before it failed, ramping up. */
+  release(now: number, lastGoodRate: number): void;
+}
+
+/**
+ * - `limit`: a 429 (or GitHub's 403); an unpaced origin holds until its wait is over, since an
+ *   unpaced client that meets one has spent the quota in a burst.
+ * - `quota`: a response said the quota is spent: hold until it resets, paced or not.
+ * - `overload`: a 503 while most attempts fail. If a window of pacing does not bring the share of
+ *   failures under half, the 503s do not depend on the rate: pacing stops and ignores them
+ *   until the origin has been free of them for `healthyAfterMs`.
+ */
+export type Signal = 'limit' | 'quota' | 'overload';
+
+// Rates are measured over at least this long, so a burst that all succeeded in a few
+// milliseconds is not taken for a rate of thousands per second.
+const MIN_SPAN_MS = 100;
+// After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
+const RELEASE_GROWTH = 1;
+// No rate climbs past this multiple of the rate it was set to.
+const CAP = 2;
+
+export function createPacer(
+  settings: PacingSettings,
+  windowMs: number,
+  random: () => number,
+): Pacer {
+  let base = 0; // 0: unpaced
+  let growth = settings.growthPerSecond;
+  let since = 0;
+  let next = 0;
+  let holdUntil = 0;
+  let lastSignal = -Infinity;
+  let overloadSince: number | undefined;
+  let ignoreOverloadUntil = -Infinity;
+
+  const rateAt = (t: number): number =>
+    base * Math.min(CAP, 1 + (growth * Math.max(0, t - since)) / 1000);
+
+  function pace(now: number, rate: number, growthPerSecond: number): void {
+    base = Math.max(settings.minRatePerSecond, rate);
+    growth = growthPerSecond;
+    since = now;
+  }
+
+  function unpaceIfHealthy(now: number): void {
+    if (base && now - lastSignal >= settings.healthyAfterMs) {
+      base = 0;
+      overloadSince = undefined;
+    }
+  }
+
+  return {
+    get paced() {
+      return base > 0;
+    },
+
+    reserve(now, latest) {
+      unpaceIfHealthy(now);
+      if (!base) {
+        if (now >= holdUntil) return now;
+        // Held with no rate known: spread the release over a second past the end of the hold.
+        const slot = holdUntil + random() * 1000;
+        return slot > latest ? undefined : slot;
+      }
+      const slot = Math.max(now, next, holdUntil);
+      if (slot > latest) return undefined;
+      next = slot + 1000 / rateAt(slot);
+      return slot;
+    },
+
+    throttle(now, counts, waitMs, signal) {
+      if (signal === 'overload') {
+        if (now < ignoreOverloadUntil) {
+          ignoreOverloadUntil = now + settings.healthyAfterMs;
+          return;
+        }
+        overloadSince ??= now;
+        // A whole window measured since pacing began, and still mostly failures: not the rate.
+        if (now - overloadSince > windowMs * 1.2) {
+          base = 0;
+          overloadSince = undefined;
+          ignoreOverloadUntil = now + settings.healthyAfterMs;
+          return;
+        }
+      }
+      lastSignal = now;
+      const accepted =
+        (counts.successes * 1000) / Math.max(counts.spanMs, waitMs ?? 0, MIN_SPAN_MS);
+      if ((signal === 'quota' || (signal === 'limit' && !base)) && waitMs !== undefined) {
+        holdUntil = Math.max(holdUntil, now + waitMs);
+      }
+      if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
+      pace(now, base ? Math.min(rateAt(now), accepted) : accepted, settings.growthPerSecond);
+    },
+
+    release(now, lastGoodRate) {
+      lastSignal = now;
+      overloadSince = undefined;
+      pace(now, lastGoodRate, RELEASE_GROWTH);
+    },
+  };
+}
