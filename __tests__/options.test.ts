@@ -1,5 +1,7 @@
 import {
+  DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDEMPOTENCY_KEY,
+  DEFAULT_PACING,
   DEFAULT_OPTIONS,
   DEFAULT_RETRY_BUDGET,
   resolveClientOptions,
@@ -12,6 +14,23 @@ describe('resolveClientOptions: defaults', () => {
     const { options, budget } = resolveClientOptions();
     expect(options).toEqual(DEFAULT_OPTIONS);
     expect(budget).toEqual(DEFAULT_RETRY_BUDGET);
+  });
+
+  it('turns the breaker and pacing on by default, each field overridable or all off', () => {
+    expect(resolveClientOptions().circuitBreaker).toEqual(DEFAULT_CIRCUIT_BREAKER);
+    expect(resolveClientOptions().pacing).toEqual(DEFAULT_PACING);
+    expect(resolveClientOptions({ circuitBreaker: { windowMs: 5000 } }).circuitBreaker).toEqual({
+      ...DEFAULT_CIRCUIT_BREAKER,
+      windowMs: 5000,
+    });
+    expect(resolveClientOptions({ pacing: { healthyAfterMs: undefined } }).pacing).toEqual(
+      DEFAULT_PACING,
+    );
+    expect(resolveClientOptions({ circuitBreaker: false, pacing: false })).toMatchObject({
+      circuitBreaker: false,
+      pacing: false,
+    });
+    expect(Object.isFrozen(DEFAULT_CIRCUIT_BREAKER) && Object.isFrozen(DEFAULT_PACING)).toBe(true);
   });
 
   it('documents the defaults the issue fixes', () => {
@@ -165,6 +184,48 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { retryBudget: true },
       /`retryBudget` must be false or an object; got true/,
     ],
+    ['a breaker of true', { circuitBreaker: true }, /`circuitBreaker` must be false or an object/],
+    [
+      'a failure ratio of 0',
+      { circuitBreaker: { failureRatio: 0 } },
+      /`circuitBreaker.failureRatio` must be a number greater than 0, up to 1; got 0/,
+    ],
+    [
+      'a fractional minimum throughput',
+      { circuitBreaker: { minimumThroughput: 2.5 } },
+      /`circuitBreaker.minimumThroughput` must be a whole number ≥ 1; got 2.5/,
+    ],
+    [
+      'a zero break',
+      { circuitBreaker: { breakDurationMs: 0 } },
+      /`circuitBreaker.breakDurationMs` must be a number of milliseconds > 0/,
+    ],
+    [
+      'a longest break below the first',
+      { circuitBreaker: { breakDurationMs: 5000, maxBreakDurationMs: 1000 } },
+      /`circuitBreaker.maxBreakDurationMs` must be ≥ `circuitBreaker.breakDurationMs` \(5000\); got 1000/,
+    ],
+    [
+      'an unknown breaker option',
+      { circuitBreaker: { threshold: 5 } },
+      /unknown option `circuitBreaker.threshold`; the options are failureRatio, minimumThroughput, windowMs, breakDurationMs, maxBreakDurationMs, onStateChange/,
+    ],
+    [
+      'onStateChange not a function',
+      { circuitBreaker: { onStateChange: 'log' } },
+      /`circuitBreaker.onStateChange` must be a function/,
+    ],
+    [
+      'a zero minimum rate',
+      { pacing: { minRatePerSecond: 0 } },
+      /`pacing.minRatePerSecond` must be a number of requests per second > 0; got 0/,
+    ],
+    [
+      'a negative growth',
+      { pacing: { growthPerSecond: -1 } },
+      /`pacing.growthPerSecond` must be a number ≥ 0; got -1/,
+    ],
+    ['pacing of true', { pacing: true }, /`pacing` must be false or an object; got true/],
     ['onRetry not a function', { onRetry: 'log' }, /`onRetry` must be a function/],
     [
       'a function where a number belongs',
@@ -266,6 +327,15 @@ describe('resolveRequestOptions', () => {
       /`retry.idempotencyKey.header` must be a header name/,
     );
   });
+
+  it.each(['circuitBreaker', 'pacing'])(
+    'refuses a per-request %s: it belongs to the client',
+    (name) => {
+      expect(() => resolveRequestOptions(client, { [name]: false } as never)).toThrow(
+        new RegExp(`\`retry.${name}\` cannot be set per request`),
+      );
+    },
+  );
 
   it('refuses a per-request budget: the budget belongs to the client', () => {
     expect(() => resolveRequestOptions(client, { retryBudget: false } as never)).toThrow(

@@ -91,6 +91,20 @@ function endingOf(
   };
 }
 
+/** Tells the gate of a failed attempt that did not pass it (`retryInterceptor` alone). */
+export function observeFailure(
+  control: LoadControl,
+  failure: AxiosError & { config: InternalAxiosRequestConfig },
+  statusCodes: readonly number[],
+): void {
+  const { config } = failure;
+  control.observe(
+    originOf(config.baseURL, config.url),
+    Date.now(),
+    endingOf(failure.response, failure, statusCodes),
+  );
+}
+
 /** Waits until `until`, or until the origin's breaker changes; rejects if the call is aborted. */
 function waitFor(
   until: number,
@@ -150,8 +164,11 @@ function pass(
         );
       }
       // A break that ends past the deadline cannot let the call through in time; a probe in
-      // flight (`Infinity`) may close the breaker at any moment.
-      if (deadline === undefined || (v.until >= deadline && v.until < Infinity)) {
+      // flight (`Infinity`) may close the breaker at any moment, until the deadline.
+      const late =
+        deadline !== undefined &&
+        (Date.now() >= deadline || (v.until < Infinity && v.until >= deadline));
+      if (deadline === undefined || late) {
         throw gateError(
           config,
           'ERR_CIRCUIT_OPEN',

@@ -7,7 +7,7 @@ import axios, {
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
-import { adapterOf, gatedAdapter, gateStopOf } from './gate';
+import { adapterOf, gatedAdapter, gateStopOf, observeFailure } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import {
@@ -165,7 +165,11 @@ function createRetryHandlers(
       if (!isFailedAttempt(error)) throw error;
       let failure = error;
       const callOptions = resolveRequestOptions(client, failure.config.retry);
-      // Used alone (no request side), the call's state starts at its first failure.
+      // Used alone (no request side), the call's state starts at its first failure, and the
+      // gate learns of the first attempt only now.
+      if (!failure.config.retryState && control) {
+        observeFailure(control, failure, (callOptions || client.options).statusCodes);
+      }
       let state =
         failure.config.retryState ??
         startCall(

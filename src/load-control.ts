@@ -57,6 +57,8 @@ export const MAX_ORIGINS = 100;
 export interface LoadControl {
   admit(origin: string, now: number, latest: number): Verdict;
   settle(pass: Pass, now: number, ending: Ending): void;
+  /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
+  observe(origin: string, now: number, ending: Ending): void;
   /** Calls `wake` once the origin's breaker changes; returns the function that unsubscribes. */
   onChange(origin: string, startedAt: number, wake: () => void): () => void;
   /** Whether a retry to this origin is free of the retry budget: paced, or mostly succeeding. */
@@ -167,6 +169,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         const waitMs = signal === 'quota' ? ending.rateLimit?.resetMs : ending.waitMs;
         state.pacer.throttle(now, state.window.counts(now), waitMs, signal);
       }
+    },
+
+    observe(origin, now, ending) {
+      const state = originState(origin);
+      state.inFlight++;
+      this.settle({ origin: state, probe: false }, now, ending);
     },
 
     onChange(origin, startedAt, wake) {

@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import type { OutcomeCounts } from '../src/outcome-window';
+import { createPacer } from '../src/pacer';
+
+const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 };
+const counts = (successes: number, failures = 0, spanMs = 1000): OutcomeCounts => ({
+  successes,
+  failures,
+  spanMs,
+});
+const pacer = (random = () => 0.5) => createPacer(settings, 1000, random);
+
+/** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
+function slots(p: ReturnType<typeof pacer>, now: number, n: number): number[] {
+  return Array.from({ length: n }, () => Math.round(p.reserve(now, Infinity) as number));
+}
+
+describe('createPacer', () => {
+  it('paces nothing before a throttle signal', () => {
+    const p = pacer();
+    expect(p.paced).toBe(false);
+    expect(slots(p, 100, 3)).toEqual([100, 100, 100]);
+  });
+
+  it('after a 429, spaces sends at the rate the origin accepted over the window', () => {
+    const p = pacer();
+    p.throttle(0, counts(50), undefined, 'limit');
+    expect(p.paced).toBe(true);
+    expect(slots(p, 0, 3)).toEqual([0, 20, 40]); // 50 per second
+  });
+
+  it('measures over at least 100 ms, so a quick burst is not taken for a huge rate', () => {
+    const p = pacer();
+    p.throttle(20, counts(10, 180, 20), undefined, 'overload');
+    expect(slots(p, 20, 2)).toEqual([20, 30]); // 10 per 100 ms
+  });
+
+  it('an unpaced client that meets a 429 with a wait holds every send until it is over', () => {
+    const p = pacer();
+    p.throttle(60, counts(50, 1, 60), 1000, 'limit');
+    // The wait sets the time scale of the measure too: 50 accepted over a second.
+    // (Its rate has climbed 5% a second since the signal: 19 ms apart rather than 20.)
+    expect(slots(p, 100, 2)).toEqual([1060, 1079]);
+  });
+
+  it('a paced client that meets a 429 slows down, but does not hold everything for its wait', () => {
+    const p = pacer();
+    p.throttle(0, counts(50), undefined, 'limit');
+    p.reserve(0, Infinity);
+    p.throttle(10, counts(40), 1000, 'limit');
+    expect(slots(p, 10, 2)).toEqual([20, 45]); // 40 per second now
+  });
+
+  it('a spent quota holds every send until the reset, paced or not', () => {
+    const p = pacer();
+    p.throttle(0, counts(50), undefined, 'limit');
+    p.throttle(100, counts(50), 2000, 'quota');
+    expect(p.reserve(100, Infinity)).toBe(2100);
+  });
+
+  it('spreads a hold over a second when no rate is known', () => {
+    const p = pacer(() => 0.25);
+    p.throttle(0, counts(0, 1), 1000, 'quota');
+    expect(p.paced).toBe(false);
+    expect(p.reserve(0, Infinity)).toBe(1250);
+    expect(p.reserve(2000, Infinity)).toBe(2000);
+  });
+
+  it('learns nothing from a throttle when nothing was accepted (a dead origin)', () => {
+    const p = pacer();
+    p.throttle(0, counts(0, 20), undefined, 'overload');
+    expect(p.paced).toBe(false);
+  });
+
+  it('climbs by growthPerSecond of its rate each second, up to twice the rate', () => {
+    const p = pacer();
+    p.throttle(0, counts(100), undefined, 'limit');
+    expect(p.reserve(0, Infinity)).toBe(0);
+    // At 2 s the rate is 110 per second: the slot after one taken then is 1000 / 110 ms later.
+    expect(p.reserve(2000, Infinity)).toBe(2000);
+    expect(p.reserve(2000, Infinity)).toBeCloseTo(2000 + 1000 / 110, 6);
+    // Capped at 200 per second, however long it climbs (the signal at 4.99 s keeps it paced).
+    p.throttle(4990, counts(1000), undefined, 'limit');
+    expect(p.reserve(4990 + 4999, Infinity)).toBeGreaterThan(0);
+  });
+
+  it('returns to unpaced after healthyAfterMs with no signal', () => {
+    const p = pacer();
+    p.throttle(0, counts(10), undefined, 'limit');
+    expect(slots(p, 4999, 2)).toEqual([4999, 5079]); // 10 per second, climbed by 25%
+    expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
+    expect(p.paced).toBe(false);
+  });
+
+  it('reserves nothing when the slot would come after the latest time given', () => {
+    const p = pacer();
+    p.throttle(0, counts(1), undefined, 'limit'); // 1 per second
+    expect(p.reserve(0, 10)).toBe(0);
+    expect(p.reserve(0, 999)).toBeUndefined();
+    expect(p.reserve(0, 1000)).toBe(1000); // the refused reservation took no slot
+  });
+
+  it('stops pacing 503s that a window of pacing did not cure, and ignores them for a while', () => {
+    const p = pacer();
+    p.throttle(0, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+    p.throttle(1201, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    p.throttle(3000, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    // A 429 is still heard.
+    p.throttle(3000, counts(70, 30), undefined, 'limit');
+    expect(p.paced).toBe(true);
+  });
+
+  it('after a breaker closes, releases at the last good rate, ramping to twice it within a second', () => {
+    const p = pacer();
+    p.release(0, 100);
+    expect(slots(p, 0, 2)).toEqual([0, 10]);
+    const late = slots(p, 1000, 2);
+    expect((late[1] as number) - (late[0] as number)).toBeCloseTo(5, 0);
+  });
+
+  it('never sends faster than the rate it holds (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 100 }),
+        (accepted, gaps) => {
+          const p = pacer();
+          p.throttle(0, counts(accepted), undefined, 'limit');
+          let now = 0;
+          const sent: number[] = [];
+          for (const gap of gaps) {
+            now += gap;
+            sent.push(p.reserve(now, Infinity) as number);
+          }
+          // Within the healthy period the rate never exceeds twice what was accepted.
+          for (let i = 1; i < sent.length; i++) {
+            if ((sent[i] as number) >= settings.healthyAfterMs) break;
+            expect((sent[i] as number) - (sent[i - 1] as number)).toBeGreaterThanOrEqual(
+              1000 / (2 * accepted) - 1e-9,
+            );
+          }
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { readRateLimit, throttleStatus } from '../src/rate-limit-headers';
+
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
+const read = (headers: Record<string, string>, now = NOW) =>
+  readRateLimit((name) => headers[name], now);
+
+describe('readRateLimit', () => {
+  it.each([
+    ['draft 7 dictionary', { ratelimit: 'limit=100, remaining=0, reset=30' }, 0, 30_000],
+    ['draft 7, spaces and order', { ratelimit: 'reset=5,remaining=7, limit=10' }, 7, 5000],
+    ['draft 8 policy list', { ratelimit: '"default";r=0;t=30' }, 0, 30_000],
+    [
+      'draft 8, the policy with least left',
+      { ratelimit: '"burst";r=9;t=1, "daily";r=2;t=3600' },
+      2,
+      3_600_000,
+    ],
+    ['early drafts', { 'ratelimit-remaining': '4', 'ratelimit-reset': '12' }, 4, 12_000],
+    [
+      'X- headers, delta-seconds',
+      { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
+      0,
+      60_000,
+    ],
+  ])('%s', (_, headers, remaining, resetMs) => {
+    expect(read(headers)).toEqual({ remaining, resetMs });
+  });
+
+  it("reads GitHub's epoch-seconds reset against the response's Date", () => {
+    const reset = String(NOW / 1000 + 90);
+    // The server's clock is 30 s behind ours: the reset is 90 s away by its clock.
+    const date = new Date(NOW - 30_000).toUTCString();
+    expect(
+      read({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Number(reset) - 30), date }),
+    ).toEqual({ remaining: 0, resetMs: 90_000 });
+    expect(read({ 'x-ratelimit-reset': reset })).toEqual({ resetMs: 90_000 });
+  });
+
+  it('reads an epoch already past as no wait', () => {
+    expect(read({ 'x-ratelimit-reset': String(NOW / 1000 - 5) })).toEqual({ resetMs: 0 });
+  });
+
+  it('prefers the combined field, then RateLimit-*, then X-RateLimit-*', () => {
+    expect(
+      read({
+        ratelimit: 'limit=10, remaining=3, reset=2',
+        'ratelimit-remaining': '5',
+        'x-ratelimit-remaining': '6',
+      }),
+    ).toEqual({ remaining: 3, resetMs: 2000 });
+    expect(read({ 'ratelimit-remaining': '5', 'x-ratelimit-remaining': '6' })).toEqual({
+      remaining: 5,
+    });
+  });
+
+  it('says nothing when there is nothing', () => {
+    expect(read({})).toBeUndefined();
+    expect(read({ 'x-ratelimit-limit': '100' })).toBeUndefined();
+  });
+
+  it.each([
+    ['negative', { 'x-ratelimit-remaining': '-1' }],
+    ['a fraction', { 'ratelimit-reset': '1.5' }],
+    ['words', { 'x-ratelimit-reset': 'soon' }],
+    ['a field without remaining', { ratelimit: 'limit=100' }],
+    ['a policy without r', { ratelimit: '"default";t=30' }],
+  ])('ignores malformed values: %s', (_, headers) => {
+    expect(read(headers)).toBeUndefined();
+  });
+
+  it('never throws and never returns a negative or non-finite value (property)', () => {
+    const header = fc.oneof(fc.string(), fc.stringMatching(/^[0-9 ;=,"a-z]{0,30}$/));
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(
+            'ratelimit',
+            'ratelimit-remaining',
+            'ratelimit-reset',
+            'x-ratelimit-remaining',
+            'x-ratelimit-reset',
+            'date',
+          ),
+          header,
+        ),
+        (headers) => {
+          const limit = read(headers);
+          for (const value of [limit?.remaining, limit?.resetMs]) {
+            if (value !== undefined) {
+              expect(Number.isFinite(value)).toBe(true);
+              expect(value).toBeGreaterThanOrEqual(0);
+            }
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('throttleStatus', () => {
+  it("takes GitHub's 403 with nothing remaining for a 429", () => {
+    expect(throttleStatus(403, { remaining: 0 })).toBe(429);
+    expect(throttleStatus(403, { remaining: 1 })).toBe(403);
+    expect(throttleStatus(403, undefined)).toBe(403);
+    expect(throttleStatus(404, { remaining: 0 })).toBe(404);
+  });
+});
