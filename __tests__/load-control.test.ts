@@ -1,6 +1,5 @@
 import axios, { AxiosError, CanceledError } from 'axios';
-import MockAdapter from 'axios-mock-adapter';
-import { attachRetry, type CircuitStateChange, retryInterceptor } from '../src';
+import { type CircuitStateChange, retryInterceptor } from '../src';
 import { failWith, mockClient, settle } from './helpers/mock-client';
 
 beforeEach(() => {

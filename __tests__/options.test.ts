@@ -1,8 +1,8 @@
 import {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDEMPOTENCY_KEY,
-  DEFAULT_PACING,
   DEFAULT_OPTIONS,
+  DEFAULT_PACING,
   DEFAULT_RETRY_BUDGET,
   resolveClientOptions,
   resolveRequestOptions,
