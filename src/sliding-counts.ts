@@ -1,0 +1,42 @@
+/** Counts of a few kinds of event over a sliding window of time. */
+export interface SlidingCounts {
+  add(now: number, kind: number): void;
+  /** The count of `kind` over the window that ends at `now`. */
+  sum(now: number, kind: number): number;
+  clear(): void;
+}
+
+// A ring of windowMs / 10 slots, plus one: memory stays the same however long a client lives,
+// and a count leaves the window between windowMs and 1.1 × windowMs after it was made, never
+// early. When the clock steps backwards, counts go to the latest slot.
+const SLOTS = 11;
+
+export function createSlidingCounts(windowMs: number, kinds: number): SlidingCounts {
+  const slotMs = windowMs / (SLOTS - 1);
+  const slots = Array.from({ length: SLOTS }, () => new Array<number>(kinds).fill(0));
+  let current = -Infinity;
+
+  /** Moves the ring to `now`, emptying the slots that fell out of the window. */
+  function advance(now: number): number[] {
+    const slot = Math.floor(now / slotMs);
+    for (let s = Math.max(current + 1, slot - SLOTS + 1); s <= slot; s++) {
+      slots[((s % SLOTS) + SLOTS) % SLOTS]?.fill(0);
+    }
+    current = Math.max(current, slot);
+    return slots[((current % SLOTS) + SLOTS) % SLOTS] as number[];
+  }
+
+  return {
+    add(now, kind) {
+      const counts = advance(now);
+      counts[kind] = (counts[kind] ?? 0) + 1;
+    },
+    sum(now, kind) {
+      advance(now);
+      return slots.reduce((total, counts) => total + (counts[kind] ?? 0), 0);
+    },
+    clear() {
+      for (const counts of slots) counts.fill(0);
+    },
+  };
+}
