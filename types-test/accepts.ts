@@ -2,6 +2,11 @@
 import axios, { type AxiosError, isAxiosError } from 'axios';
 import {
   attachRetry,
+  type CircuitBreakerOptions,
+  type CircuitStateChange,
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_PACING,
+  type PacingOptions,
   type RequestRetryOptions,
   type RetryEvent,
   type RetryOptions,
@@ -25,6 +30,18 @@ const everyOption: RetryOptions = {
   deadlineMs: 5_000,
   idempotencyKey: { header: 'Idempotency-Key', methods: ['POST', 'PATCH'], generate: () => 'k' },
   retryBudget: { ratio: 0.1, minRetriesPerSecond: 10, windowMs: 10_000 },
+  circuitBreaker: {
+    failureRatio: 1,
+    minimumThroughput: 10,
+    windowMs: 1000,
+    breakDurationMs: 500,
+    maxBreakDurationMs: 2000,
+    onStateChange: (event: CircuitStateChange) => {
+      const { origin, state, previousState } = event;
+      console.log(origin, state, previousState);
+    },
+  },
+  pacing: { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 },
   onRetry: (event: RetryEvent) => {
     const retryCount: number = event.retryCount;
     const delayMs: number = event.delayMs;
@@ -38,6 +55,10 @@ const detach: () => void = attachRetry(client, everyOption);
 detach();
 attachRetry(client);
 attachRetry(client, { retryBudget: false, idempotencyKey: true });
+attachRetry(client, { circuitBreaker: false, pacing: false });
+const breakerDefaults: CircuitBreakerOptions = DEFAULT_CIRCUIT_BREAKER;
+const pacingDefaults: PacingOptions = DEFAULT_PACING;
+console.log(breakerDefaults, pacingDefaults);
 
 client.interceptors.response.use(undefined, retryInterceptor({ retries: 2 }));
 client.interceptors.response.use(undefined, retryInterceptor());
@@ -60,6 +81,7 @@ function describeStop(reason: StopReason): string {
     case 'canceled':
     case 'body-not-replayable':
     case 'disabled':
+    case 'circuit-open':
       return reason;
     default: {
       // Exhaustive: a new stop reason must be added above, or this line stops compiling.
@@ -87,6 +109,7 @@ void readStateOfFailure();
 async function readStateOfSuccess(): Promise<void> {
   const response = await client.get('/flaky');
   const startedAt: number | undefined = response.config.retryState?.startedAt;
-  console.log(startedAt);
+  const waitedMs: number | undefined = response.config.retryState?.waitedMs;
+  console.log(startedAt, waitedMs);
 }
 void readStateOfSuccess();

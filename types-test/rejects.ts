@@ -29,6 +29,18 @@ attachRetry(client, { retry: 3 });
 // @ts-expect-error retryBudget is `false` or options, never `true`
 attachRetry(client, { retryBudget: true });
 
+// @ts-expect-error circuitBreaker is `false` or options, never `true`
+attachRetry(client, { circuitBreaker: true });
+
+// @ts-expect-error pacing is `false` or options
+attachRetry(client, { pacing: 'adaptive' });
+
+// @ts-expect-error the breaker belongs to the client: not a per-request option
+client.get('/x', { retry: { circuitBreaker: false } });
+
+// @ts-expect-error a misspelt breaker option is caught
+attachRetry(client, { circuitBreaker: { threshold: 5 } });
+
 // @ts-expect-error attachRetry needs the instance
 attachRetry({ retries: 3 });
 
