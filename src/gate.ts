@@ -9,7 +9,7 @@ import { classifyFailure } from './classify';
 import type { Ending, LoadControl, Pass } from './load-control';
 import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
-import { readRateLimit, throttleStatus } from './rate-limit-headers';
+import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
 import { retryAfterMs } from './retry-after';
 import type { StopReason } from './types';
 
@@ -52,14 +52,32 @@ function gateError(
   return error;
 }
 
-function headerReader(headers: unknown): (name: string) => string | undefined {
-  const get = (headers as { get?: (name: string) => unknown } | undefined)?.get;
-  return (name) => {
-    const value =
-      typeof get === 'function'
-        ? get.call(headers, name)
-        : (headers as Record<string, unknown> | undefined)?.[name];
-    return value === undefined || value === null || value === false ? undefined : String(value);
+/** What a response says of its origin's limits, its headers read in any case. */
+export interface ResponseSignals {
+  /** The status, GitHub's `403` with nothing remaining read as the `429` it is. */
+  readonly status: number;
+  readonly rateLimit: RateLimit | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs: number | undefined;
+}
+
+export function signalsOf(response: AxiosResponse, now: number): ResponseSignals {
+  const headers: Record<string, string> = {};
+  const given = (response.headers ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    const value = given[name];
+    if (value !== undefined && value !== null && value !== false) {
+      headers[name.toLowerCase()] = String(value);
+    }
+  }
+  const rateLimit = readRateLimit((name) => headers[name], now);
+  const retryAfter = headers['retry-after'];
+  return {
+    status: throttleStatus(response.status, rateLimit),
+    rateLimit,
+    waitMs:
+      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, now)) ??
+      rateLimit?.resetMs,
   };
 }
 
@@ -76,19 +94,8 @@ function endingOf(
     });
     return { failed: kind === 'transient' ? true : undefined };
   }
-  const header = headerReader(response.headers);
-  const now = Date.now();
-  const rateLimit = readRateLimit(header, now);
-  const status = throttleStatus(response.status, rateLimit);
-  const retryAfter = header('retry-after');
-  return {
-    failed: statusCodes.includes(status),
-    status,
-    waitMs:
-      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, header('date'), now)) ??
-      rateLimit?.resetMs,
-    rateLimit,
-  };
+  const signals = signalsOf(response, Date.now());
+  return { ...signals, failed: statusCodes.includes(signals.status) };
 }
 
 /** Tells the gate of a failed attempt that did not pass it (`retryInterceptor` alone). */

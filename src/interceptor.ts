@@ -7,7 +7,7 @@ import axios, {
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
-import { adapterOf, gatedAdapter, gateStopOf, observeFailure } from './gate';
+import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import {
@@ -18,7 +18,6 @@ import {
 } from './options';
 import { originOf } from './origin';
 import { type AttemptOutcome, decide } from './policy';
-import { readRateLimit, throttleStatus } from './rate-limit-headers';
 import { type Reissue, reissueThrough } from './reissue';
 import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
@@ -67,8 +66,8 @@ function outcomeOf(
   const { config, response } = failure;
   const headers = response?.headers;
   const now = Date.now();
-  const rateLimit = response && readRateLimit((name) => readHeader(headers, name), now);
-  const status = response && throttleStatus(response.status, rateLimit);
+  const signals = response && signalsOf(response, now);
+  const status = signals?.status;
   return {
     classification: classifyFailure({
       code: failure.code,
@@ -76,7 +75,7 @@ function outcomeOf(
       causeCode: (failure.cause as { code?: string } | undefined)?.code,
     }),
     status,
-    rateLimitResetMs: rateLimit?.resetMs,
+    rateLimitResetMs: signals?.rateLimit?.resetMs,
     retryIsFree: control?.retryIsFree(originOf(config.baseURL, config.url), now) ?? false,
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
