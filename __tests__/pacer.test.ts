@@ -147,3 +147,17 @@ describe('createPacer', () => {
     );
   });
 });
+
+describe('createPacer: overload that pacing did not cause', () => {
+  it('starts measuring whether pacing helps only once it paces', () => {
+    const p = pacer();
+    // A first 503 with nothing accepted yet: nothing to pace at, nothing to measure.
+    p.throttle(0, counts(0, 1), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    // Much later, a real overload: paced, and given a whole window to show it helps.
+    p.throttle(5000, counts(10, 20), undefined, 'overload');
+    expect(p.paced).toBe(true);
+    p.throttle(5100, counts(10, 20), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+});

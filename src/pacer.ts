@@ -103,9 +103,8 @@ export function createPacer(
           ignoreOverloadUntil = now + settings.healthyAfterMs;
           return;
         }
-        overloadSince ??= now;
         // A whole window measured since pacing began, and still mostly failures: not the rate.
-        if (now - overloadSince > windowMs * 1.2) {
+        if (overloadSince !== undefined && now - overloadSince > windowMs * 1.2) {
           base = 0;
           overloadSince = undefined;
           ignoreOverloadUntil = now + settings.healthyAfterMs;
@@ -119,6 +118,7 @@ export function createPacer(
         holdUntil = Math.max(holdUntil, now + waitMs);
       }
       if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
+      if (signal === 'overload') overloadSince ??= now;
       pace(now, base ? Math.min(rateAt(now), accepted) : accepted, settings.growthPerSecond);
     },
 
