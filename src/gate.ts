@@ -160,7 +160,10 @@ function pass(
           control.settle(v.pass, Date.now(), { failed: undefined });
           throw error;
         }
-        return v.pass;
+        if (control.mayStillGo(v.pass)) return v.pass;
+        // The breaker opened while the attempt waited for its slot: back to the gate.
+        control.settle(v.pass, Date.now(), { failed: undefined });
+        continue;
       }
       if ('late' in v) {
         throw gateError(

@@ -3,6 +3,7 @@ import {
   type CircuitBreakerSettings,
   createCircuitBreaker,
 } from './circuit-breaker';
+import { DEFAULT_PACING } from './options';
 import { createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, type Pacer, type PacingSettings, type Signal } from './pacer';
 import type { RateLimit } from './rate-limit-headers';
@@ -47,6 +48,7 @@ interface OriginState {
   inFlight: number;
   /** Successes per second measured while the origin was healthy. */
   lastGoodRate: number;
+  lastSuccessAt: number;
   /** Calls waiting for the breaker, woken oldest first when it changes. */
   readonly waiters: Array<{ readonly startedAt: number; readonly wake: () => void }>;
 }
@@ -56,6 +58,8 @@ export const MAX_ORIGINS = 100;
 
 export interface LoadControl {
   admit(origin: string, now: number, latest: number): Verdict;
+  /** Whether an attempt let through may still go after waiting for its slot: the breaker may have opened. */
+  mayStillGo(pass: Pass): boolean;
   settle(pass: Pass, now: number, ending: Ending): void;
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
   observe(origin: string, now: number, ending: Ending): void;
@@ -69,12 +73,8 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   const origins = new Map<string, OriginState>();
   const { circuitBreaker, random } = settings;
   const windowMs = circuitBreaker ? circuitBreaker.windowMs : settings.windowMs;
-  const pacing: PacingSettings = settings.pacing || {
-    // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
-    growthPerSecond: 0,
-    healthyAfterMs: 0,
-    minRatePerSecond: 0,
-  };
+  // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
+  const pacing: PacingSettings = settings.pacing || DEFAULT_PACING;
 
   function wakeAll(state: OriginState): void {
     const waiters = state.waiters.splice(0).sort((a, b) => a.startedAt - b.startedAt);
@@ -92,6 +92,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         pacer: createPacer(pacing, windowMs, random),
         inFlight: 0,
         lastGoodRate: 0,
+        lastSuccessAt: -Infinity,
         waiters: [],
         breaker: undefined,
       };
@@ -125,7 +126,10 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     if (status === 503) {
       if (ending.waitMs !== undefined) return 'limit';
       const { successes, failures } = state.window.counts(now);
-      return failures >= successes ? 'overload' : undefined;
+      // Overloaded: most attempts fail, but some still succeed now. An origin that stopped
+      // succeeding is dying, not overloaded: pacing would learn a rate near zero from it.
+      const serving = now - state.lastSuccessAt <= windowMs / 10;
+      return failures >= successes && serving ? 'overload' : undefined;
     }
     return undefined;
   }
@@ -135,7 +139,8 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const state = originState(origin);
       const admission = state.breaker ? state.breaker.admit(now) : 'send';
       if (typeof admission === 'number') return { until: admission };
-      const at = state.pacer.reserve(now, latest);
+      // The probe is one attempt: it goes at once, not after the slots of the calls before it.
+      const at = admission === 'probe' ? now : state.pacer.reserve(now, latest);
       if (at === undefined) {
         if (admission === 'probe') {
           // Give the probe back, for a call that has the time.
@@ -151,6 +156,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     settle({ origin: state, probe }, now, ending) {
       state.inFlight--;
       const { failed } = ending;
+      if (failed === false) state.lastSuccessAt = now;
       if (state.breaker) {
         state.breaker.record(
           now,
@@ -169,6 +175,10 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         const waitMs = signal === 'quota' ? ending.rateLimit?.resetMs : ending.waitMs;
         state.pacer.throttle(now, state.window.counts(now), waitMs, signal);
       }
+    },
+
+    mayStillGo({ origin: state, probe }) {
+      return probe || !state.breaker || state.breaker.state === 'closed';
     },
 
     observe(origin, now, ending) {

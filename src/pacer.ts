@@ -69,6 +69,8 @@ export function createPacer(
     base = Math.max(settings.minRatePerSecond, rate);
     growth = growthPerSecond;
     since = now;
+    // A slot reserved at a slower rate is kept; the next one is no further than the new rate says.
+    next = Math.min(next, now + 1000 / base);
   }
 
   function unpaceIfHealthy(now: number): void {
