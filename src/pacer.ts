@@ -69,8 +69,6 @@ export function createPacer(
     base = Math.max(settings.minRatePerSecond, rate);
     growth = growthPerSecond;
     since = now;
-    // A slot reserved at a slower rate is kept; the next one is no further than the new rate says.
-    next = Math.min(next, now + 1000 / base);
   }
 
   function unpaceIfHealthy(now: number): void {
@@ -127,6 +125,7 @@ export function createPacer(
     release(now, lastGoodRate) {
       lastSignal = now;
       overloadSince = undefined;
+      next = now; // slots reserved before the breaker opened are gone
       pace(now, lastGoodRate, RELEASE_GROWTH);
     },
   };
