@@ -654,6 +654,22 @@ describe('wiring details', () => {
     ]);
   });
 
+  it('does not ask shouldRetry once retries ran out, so the call stops with retries-exhausted', async () => {
+    const asked: number[] = [];
+    const { client, mock } = mockClient({
+      retries: 2,
+      shouldRetry: (_error, state) => {
+        asked.push(state.retryCount);
+        return state.retryCount < 2 ? undefined : false;
+      },
+    });
+    mock.onGet('/items').reply(503);
+    const error = failureOf(await settle(client.get('/items')));
+    expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
+    expect(asked).toEqual([0, 1]);
+    expect(mock.history.get).toHaveLength(3);
+  });
+
   it('rejects with the error a request interceptor throws on a retry', async () => {
     const { client, mock } = mockClient();
     const failure = new Error('token refresh failed');

@@ -115,6 +115,33 @@ describe('decide: what is retried', () => {
     expect(verdict).not.toHaveBeenCalled();
   });
 
+  it.each<[string, Partial<AttemptOutcome>, Partial<RetryState>, RequestRetryOptions, string]>([
+    ['retries ran out', {}, { retryCount: 3 }, { retries: 3 }, 'retries-exhausted'],
+    ['the body cannot be sent again', { replayableBody: false }, {}, {}, 'body-not-replayable'],
+    ['the deadline passed', {}, { startedAt: NOW - 1000 }, { deadlineMs: 1000 }, 'deadline'],
+    ['the last attempt was used', {}, { finalAttempt: true }, { deadlineMs: 1000 }, 'deadline'],
+  ])(
+    'does not ask shouldRetry when %s: its answer cannot change that the call stops',
+    (_label, given, at, opts, reason) => {
+      const verdict = jest.fn(() => false);
+      const decision = decide(
+        outcome({ ...given, verdict }),
+        state(at),
+        options({ ...opts, shouldRetry: () => false }),
+        undefined,
+        NOW,
+      );
+      expect(decision).toEqual({ retry: false, reason });
+      expect(verdict).not.toHaveBeenCalled();
+    },
+  );
+
+  it('still names a failure the default rule never repeats not-retryable, without shouldRetry', () => {
+    expect(
+      decide(outcome({ status: 404 }), state({ retryCount: 3 }), options(), undefined, NOW),
+    ).toEqual({ retry: false, reason: 'not-retryable' });
+  });
+
   it('does not retry a body that cannot be sent again', () => {
     expect(decide(outcome({ replayableBody: false }), state(), options(), undefined, NOW)).toEqual({
       retry: false,
