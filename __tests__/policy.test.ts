@@ -200,6 +200,32 @@ describe('decide: how long to wait', () => {
     expect(noJitter).toEqual({ retry: true, delayMs: 2000, finalAttempt: false });
   });
 
+  it("spreads a Retry-After wait by the first retry's ceiling, whatever the retry number", () => {
+    const spreads = [0, 1, 4, 9].map((retryCount) => {
+      const decision = decide(
+        outcome({ status: 429, retryAfter: '1' }),
+        state({ retryCount }),
+        options({ retries: 10, random: () => 0.999 }),
+        undefined,
+        NOW,
+      );
+      return decision.retry ? decision.delayMs - 1000 : undefined;
+    });
+    // baseDelayMs is 100: each spread is 0.999 × 100 ms, not 0.999 × 100 × 2ⁿ⁻¹.
+    expect(spreads.map((ms) => Math.round(ms!))).toEqual([100, 100, 100, 100]);
+  });
+
+  it('keeps the spread of a Retry-After wait under maxDelayMs when that is below baseDelayMs', () => {
+    const decision = decide(
+      outcome({ retryAfter: '1' }),
+      state({ retryCount: 5 }),
+      options({ retries: 10, baseDelayMs: 500, maxDelayMs: 40, random: () => 0.5 }),
+      undefined,
+      NOW,
+    );
+    expect(decision).toEqual({ retry: true, delayMs: 1020, finalAttempt: false });
+  });
+
   it('reads an HTTP-date Retry-After against the Date header', () => {
     const decision = decide(
       outcome({

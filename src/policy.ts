@@ -81,8 +81,14 @@ export function decide(
   }
   if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
 
-  const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
   const asked = retryAfterMs(outcome.retryAfter, outcome.responseDate, now);
+  // On top of a server-given wait, the draw only de-synchronises the clients released at the same
+  // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
+  const jitter = fullJitterDelay(
+    asked === undefined ? state.retryCount + 1 : 1,
+    options,
+    options.random,
+  );
   if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
   // Waiting until the deadline itself would leave the attempt no time at all.
   if (asked !== undefined && asked >= remaining) return stop('deadline');
