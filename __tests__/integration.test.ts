@@ -99,6 +99,22 @@ it("waits for a 503 Retry-After HTTP-date, measured against the server's Date he
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(2000);
 });
 
+it('keeps a header suppressed with false suppressed on every attempt', async () => {
+  server = await startServer((_arrival, res) => {
+    res.statusCode = server!.arrivals.length === 1 ? 503 : 200;
+    res.end();
+  });
+  await clientFor(server.url).get('/ua', {
+    headers: { 'User-Agent': false, 'Accept-Encoding': false, 'X-Kept': 'yes' },
+  });
+  expect(server.arrivals).toHaveLength(2);
+  for (const { headers } of server.arrivals) {
+    expect(headers['user-agent']).toBeUndefined();
+    expect(headers['accept-encoding']).toBeUndefined();
+    expect(headers['x-kept']).toBe('yes');
+  }
+});
+
 describe('an ambiguous write: the server performs a POST, then drops the connection', () => {
   function paymentServer() {
     const charges = new Map<string, string>(); // idempotency key → stored response

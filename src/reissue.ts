@@ -23,6 +23,20 @@ interface InspectableInterceptors {
 }
 
 /**
+ * The attempt's headers as a plain object, those set to `false` included: `toJSON()` drops them,
+ * and a header the caller suppressed that way (axios's own `User-Agent` or `Accept-Encoding`)
+ * would then be added back by the adapter on the retry.
+ */
+function plainHeaders(headers: unknown): unknown {
+  const plain = (headers as { toJSON?: () => Record<string, unknown> }).toJSON?.();
+  if (!plain) return headers;
+  for (const [name, value] of Object.entries(headers as object)) {
+    if (value === false) plain[name] = false;
+  }
+  return plain;
+}
+
+/**
  * Re-sending through the instance itself (as other retry plugins do) would run the instance's
  * response interceptors once per attempt, and once more as the outcome unwinds. Instead each
  * attempt goes through a bare `Axios` with the instance's request interceptors, as they are at
@@ -47,10 +61,9 @@ export function reissueThrough(instance?: AxiosInstance): Reissue {
     });
     // The body was already transformed (serialised) by the first attempt: send it as it is.
     // Headers go as a plain object: axios before 1.2 drops an AxiosHeaders met in a config merge.
-    const headers = config.headers as { toJSON?: () => object };
     return bare.request({
       ...config,
-      headers: headers.toJSON?.() ?? headers,
+      headers: plainHeaders(config.headers),
       transformRequest: [],
     } as AxiosRequestConfig);
   };
