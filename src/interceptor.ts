@@ -197,7 +197,11 @@ export function retryInterceptor(options?: RetryOptions): (error: Error) => Prom
  */
 export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
   assertAttachable(instance);
-  const handlers = createRetryHandlers(options, reissueThrough(instance));
+  // Retries replay the response interceptors registered before this handler (see reissue.ts).
+  const handlers: RetryHandlers = createRetryHandlers(
+    options,
+    reissueThrough(instance, () => handlers.onError),
+  );
   markAttached(handlers.onError);
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
