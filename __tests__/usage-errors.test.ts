@@ -23,11 +23,9 @@ describe('retryInterceptor in the success slot: `use(retryInterceptor())`', () =
     expect(error).toBeInstanceOf(TypeError);
     const { message, cause } = error as TypeError;
     expect(message).toMatch(
-      /^axios-safe-retry: the retry interceptor received a response \(status 200\)/,
+      /^axios-safe-retry: the retry interceptor got a response \(status 200\), not an error/,
     );
-    expect(message).toContain(
-      '`instance.interceptors.response.use(undefined, retryInterceptor(…))`',
-    );
+    expect(message).toContain('`use(undefined, retryInterceptor(…))`');
     expect(message).toContain('`attachRetry(instance, …)`');
     expect((cause as { data?: unknown }).data).toBe('ok');
     expect(server.arrivals).toHaveLength(1);
@@ -36,7 +34,7 @@ describe('retryInterceptor in the success slot: `use(retryInterceptor())`', () =
   it('names a value that is not an error, when an earlier interceptor unwrapped the response', async () => {
     const handler = retryInterceptor();
     await expect(handler({ items: [] } as unknown as Error)).rejects.toThrow(
-      /received a value that is not an error \(object\).*use\(undefined, retryInterceptor/,
+      /got a value of type object, not an error.*use\(undefined, retryInterceptor/,
     );
     await expect(handler('text' as unknown as Error)).rejects.toBeInstanceOf(TypeError);
   });
@@ -58,7 +56,7 @@ describe('attachRetry on an instance that already has it', () => {
     attachRetry(api, { retries: 1, baseDelayMs: 0 });
     expect(() => attachRetry(api, { retries: 4 })).toThrow(TypeError);
     expect(() => attachRetry(api, { retries: 4 })).toThrow(
-      /already attached to this axios instance.*call the detach function the first `attachRetry` returned/,
+      /already attached to this axios instance: call the detach function the first attachRetry returned/,
     );
     mock.onGet('/items').reply(503);
     const error = await api.get('/items').catch((e: unknown) => e);
@@ -100,7 +98,7 @@ describe('attachRetry without an instance', () => {
       const attach = attachRetry as (...args: unknown[]) => unknown;
       expect(() => attach(...args)).toThrow(TypeError);
       expect(() => attach(...args)).toThrow(
-        `axios-safe-retry: \`attachRetry(instance, options)\` expects an axios instance (from \`axios.create()\`) or the default \`axios\` as its first argument; ${got}.`,
+        `axios-safe-retry: attachRetry expects an axios instance (from \`axios.create()\`) or the default \`axios\`; ${got}.`,
       );
     },
   );
