@@ -1,6 +1,8 @@
 // The README's comparison with axios-retry and retry-axios, checked against the real packages
 // (each with its defaults) and a real loopback server: if a peer changes, this fails and the
 // table must be corrected.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import axios, { type AxiosInstance } from 'axios';
 import axiosRetry from 'axios-retry';
 import * as rax from 'retry-axios';
@@ -65,4 +67,37 @@ describe('a response interceptor added after the retry plugin, for a GET answere
     await client.get('/items');
     expect(seen).toBe(runs);
   });
+});
+
+describe('a GET answered 429 with Retry-After: 1, then 200', () => {
+  // [plugin, the most it may add to the asked second, or undefined for no check]
+  it.each<[string, number | undefined]>([
+    ['axios-safe-retry', undefined],
+    // axios-retry's default delay (noDelay) is the Retry-After itself, nothing added.
+    ['axios-retry', 150],
+    ['retry-axios', undefined],
+  ])('%s waits at least the asked second before the retry', async (name, atMostAdded) => {
+    server = await startServer((_arrival, res) => {
+      if (server!.arrivals.length === 1) res.writeHead(429, { 'Retry-After': '1' }).end();
+      else res.end('ok');
+    });
+    const response = await clients[name]!(server.url).get('/limited');
+    expect(response.data).toBe('ok');
+    const [first, second] = server!.arrivals;
+    const waited = second!.at - first!.at;
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    if (atMostAdded !== undefined) expect(waited).toBeLessThan(1000 + atMostAdded);
+  });
+});
+
+it("states in the README's table what the Retry-After test above checks of axios-retry", () => {
+  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+  const row = (first: string) =>
+    readme
+      .split('\n')
+      .find((line) => line.startsWith(`| ${first} |`))
+      ?.split(' | ') ?? [];
+  // Columns: the row's name, axios-safe-retry, axios-retry, retry-axios.
+  expect(row('`Retry-After`')[2]).toMatch(/every retry waits at least the `Retry-After`/);
+  expect(row('Default delay')[2]).toMatch(/the `Retry-After` when there is one/);
 });

@@ -99,6 +99,39 @@ it("waits for a 503 Retry-After HTTP-date, measured against the server's Date he
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(2000);
 });
 
+it('keeps a header suppressed with false suppressed on every attempt', async () => {
+  server = await startServer((_arrival, res) => {
+    res.statusCode = server!.arrivals.length === 1 ? 503 : 200;
+    res.end();
+  });
+  await clientFor(server.url).get('/ua', {
+    headers: { 'User-Agent': false, 'Accept-Encoding': false, 'X-Kept': 'yes' },
+  });
+  expect(server.arrivals).toHaveLength(2);
+  for (const { headers } of server.arrivals) {
+    expect(headers['user-agent']).toBeUndefined();
+    expect(headers['accept-encoding']).toBeUndefined();
+    expect(headers['x-kept']).toBe('yes');
+  }
+});
+
+it('returns the same shape from a retried call as from a first-try one, with (r) => r.data added first', async () => {
+  server = await startServer(({ url }, res) => {
+    const retried = url === '/retried' && server!.arrivals.length === 1;
+    res.statusCode = retried ? 503 : 200;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ items: ['a'] }));
+  });
+  const client = axios.create({ baseURL: server.url });
+  client.interceptors.response.use((response) => response.data);
+  attachRetry(client, { baseDelayMs: 20 });
+  const retried: unknown = await client.get('/retried');
+  const firstTry: unknown = await client.get('/first-try');
+  expect(server.arrivals.map((a) => a.url)).toEqual(['/retried', '/retried', '/first-try']);
+  expect(retried).toEqual({ items: ['a'] });
+  expect(firstTry).toEqual({ items: ['a'] });
+});
+
 describe('an ambiguous write: the server performs a POST, then drops the connection', () => {
   function paymentServer() {
     const charges = new Map<string, string>(); // idempotency key → stored response

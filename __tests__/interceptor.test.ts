@@ -459,19 +459,71 @@ describe('re-issuing the same call', () => {
     expect(seen).toEqual(['error 503']);
   });
 
-  it('shows response interceptors added before attachRetry only the first attempt', async () => {
+  it('shows response interceptors added before attachRetry every attempt, as they see the first', async () => {
     const client = axios.create({ baseURL: 'http://api.test' });
     const mock = new MockAdapter(client);
     const seen: (number | undefined)[] = [];
-    client.interceptors.response.use(undefined, (error: AxiosError) => {
-      seen.push(error.response?.status);
-      throw error;
-    });
+    client.interceptors.response.use(
+      (response) => {
+        seen.push(response.status);
+        return response;
+      },
+      (error: AxiosError) => {
+        seen.push(error.response?.status);
+        throw error;
+      },
+    );
     attachRetry(client, { random: () => 0 });
     mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(502).onGet('/items').reply(200);
     const { value } = await settle(client.get('/items'));
     expect(value?.status).toBe(200);
-    expect(seen).toEqual([503]);
+    expect(seen).toEqual([503, 502, 200]);
+  });
+
+  it('shapes a retried success as a first-try success, through an interceptor added before it', async () => {
+    const client = axios.create({ baseURL: 'http://api.test' });
+    const mock = new MockAdapter(client);
+    client.interceptors.response.use((response) => response.data);
+    attachRetry(client, { random: () => 0 });
+    const after: unknown[] = [];
+    client.interceptors.response.use((result) => {
+      after.push(result);
+      return result;
+    });
+    mock.onGet('/first-try').reply(200, { items: [1] });
+    mock
+      .onGet('/retried')
+      .replyOnce(503)
+      .onGet('/retried')
+      .reply(200, { items: [1] });
+    expect((await settle(client.get('/first-try'))).value).toEqual({ items: [1] });
+    expect((await settle(client.get('/retried'))).value).toEqual({ items: [1] });
+    expect(after).toEqual([{ items: [1] }, { items: [1] }]);
+  });
+
+  it('skips a response interceptor ejected before the retry, and one added after attachRetry', async () => {
+    const client = axios.create({ baseURL: 'http://api.test' });
+    const mock = new MockAdapter(client);
+    const runs: string[] = [];
+    const ejected = client.interceptors.response.use(undefined, (error: AxiosError) => {
+      runs.push('ejected');
+      throw error;
+    });
+    client.interceptors.response.use(undefined, (error: AxiosError) => {
+      runs.push('before');
+      throw error;
+    });
+    attachRetry(client, { random: () => 0, retries: 1 });
+    client.interceptors.response.use(undefined, (error: AxiosError) => {
+      runs.push('after');
+      throw error;
+    });
+    mock.onGet('/items').reply(503);
+    const call = client.get('/items');
+    client.interceptors.response.eject(ejected);
+    await settle(call.catch(() => undefined));
+    // The first attempt ran through the chain axios built before the eject.
+    expect(runs).toEqual(['ejected', 'before', 'before', 'after']);
   });
 
   it('sends the same method, URL, params, headers and body, transformed once', async () => {
@@ -502,10 +554,10 @@ describe('re-issuing the same call', () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
     await settle(client.get('/items', { headers: { Accept: false } }));
-    const accepts = mock.history.get.map(
-      (c) => typeof (c.headers as Record<string, unknown>).Accept,
-    );
-    expect(accepts).toEqual(['boolean', 'undefined']);
+    // Still `false` on the retry, so no adapter adds a value of its own (integration.test.ts
+    // checks User-Agent and Accept-Encoding as a real server sees them).
+    const accepts = mock.history.get.map((c) => (c.headers as Record<string, unknown>).Accept);
+    expect(accepts).toEqual([false, false]);
   });
 
   it('settles the call once', async () => {
@@ -653,6 +705,22 @@ describe('wiring details', () => {
       [404, 0],
       [503, 1],
     ]);
+  });
+
+  it('does not ask shouldRetry once retries ran out, so the call stops with retries-exhausted', async () => {
+    const asked: number[] = [];
+    const { client, mock } = mockClient({
+      retries: 2,
+      shouldRetry: (_error, state) => {
+        asked.push(state.retryCount);
+        return state.retryCount < 2 ? undefined : false;
+      },
+    });
+    mock.onGet('/items').reply(503);
+    const error = failureOf(await settle(client.get('/items')));
+    expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
+    expect(asked).toEqual([0, 1]);
+    expect(mock.history.get).toHaveLength(3);
   });
 
   it('rejects with the error a request interceptor throws on a retry', async () => {

@@ -115,6 +115,33 @@ describe('decide: what is retried', () => {
     expect(verdict).not.toHaveBeenCalled();
   });
 
+  it.each<[string, Partial<AttemptOutcome>, Partial<RetryState>, RequestRetryOptions, string]>([
+    ['retries ran out', {}, { retryCount: 3 }, { retries: 3 }, 'retries-exhausted'],
+    ['the body cannot be sent again', { replayableBody: false }, {}, {}, 'body-not-replayable'],
+    ['the deadline passed', {}, { startedAt: NOW - 1000 }, { deadlineMs: 1000 }, 'deadline'],
+    ['the last attempt was used', {}, { finalAttempt: true }, { deadlineMs: 1000 }, 'deadline'],
+  ])(
+    'does not ask shouldRetry when %s: its answer cannot change that the call stops',
+    (_label, given, at, opts, reason) => {
+      const verdict = jest.fn(() => false);
+      const decision = decide(
+        outcome({ ...given, verdict }),
+        state(at),
+        options({ ...opts, shouldRetry: () => false }),
+        undefined,
+        NOW,
+      );
+      expect(decision).toEqual({ retry: false, reason });
+      expect(verdict).not.toHaveBeenCalled();
+    },
+  );
+
+  it('still names a failure the default rule never repeats not-retryable, without shouldRetry', () => {
+    expect(
+      decide(outcome({ status: 404 }), state({ retryCount: 3 }), options(), undefined, NOW),
+    ).toEqual({ retry: false, reason: 'not-retryable' });
+  });
+
   it('does not retry a body that cannot be sent again', () => {
     expect(decide(outcome({ replayableBody: false }), state(), options(), undefined, NOW)).toEqual({
       retry: false,
@@ -171,6 +198,32 @@ describe('decide: how long to wait', () => {
       NOW,
     );
     expect(noJitter).toEqual({ retry: true, delayMs: 2000, finalAttempt: false });
+  });
+
+  it("spreads a Retry-After wait by the first retry's ceiling, whatever the retry number", () => {
+    const spreads = [0, 1, 4, 9].map((retryCount) => {
+      const decision = decide(
+        outcome({ status: 429, retryAfter: '1' }),
+        state({ retryCount }),
+        options({ retries: 10, random: () => 0.999 }),
+        undefined,
+        NOW,
+      );
+      return decision.retry ? decision.delayMs - 1000 : undefined;
+    });
+    // baseDelayMs is 100: each spread is 0.999 × 100 ms, not 0.999 × 100 × 2ⁿ⁻¹.
+    expect(spreads.map((ms) => Math.round(ms!))).toEqual([100, 100, 100, 100]);
+  });
+
+  it('keeps the spread of a Retry-After wait under maxDelayMs when that is below baseDelayMs', () => {
+    const decision = decide(
+      outcome({ retryAfter: '1' }),
+      state({ retryCount: 5 }),
+      options({ retries: 10, baseDelayMs: 500, maxDelayMs: 40, random: () => 0.5 }),
+      undefined,
+      NOW,
+    );
+    expect(decision).toEqual({ retry: true, delayMs: 1020, finalAttempt: false });
   });
 
   it('reads an HTTP-date Retry-After against the Date header', () => {

@@ -31,6 +31,17 @@ describe('retryAfterMs: HTTP-date', () => {
     expect(retryAfterMs(value, undefined, NOW)).toBe(30_000);
   });
 
+  it.each([
+    ['IMF-fixdate', 'Mon, 30 Nov 2026 12:00:30 UTC'],
+    ['RFC 850', 'Monday, 30-Nov-26 12:00:30 utc'],
+  ])(
+    'reads the %s form written with UTC instead of GMT, as some servers send it',
+    (_form, value) => {
+      expect(retryAfterMs(value, undefined, NOW)).toBe(30_000);
+      expect(retryAfterMs('Mon, 30 Nov 2026 12:00:30 GMT', value, NOW)).toBe(0);
+    },
+  );
+
   it('reads asctime days padded with a space', () => {
     expect(parseHttpDate('Sun Nov  6 08:49:37 1994', NOW)).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
   });
@@ -86,6 +97,7 @@ describe('retryAfterMs: values that are not valid', () => {
     ['with a unit', '5s'],
     ['prose', 'soon'],
     ['a date without its zone', 'Mon, 30 Nov 2026 12:00:30'],
+    ['a date in another zone', 'Mon, 30 Nov 2026 12:00:30 CET'],
     ['a date with a bad month', 'Mon, 30 Foo 2026 12:00:30 GMT'],
     ['a date that does not exist', 'Mon, 31 Feb 2026 12:00:30 GMT'],
     ['a time that does not exist', 'Mon, 30 Nov 2026 25:00:30 GMT'],

@@ -5,10 +5,11 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const entry = 'dist/index.mjs';
-// The target was 3 kB; the package measures about 4.1 kB, and even without its option
-// validation it would be 3.5 kB. This limit (4.25 KiB) stops it from growing while the target is
-// reconsidered.
-const limitBytes = 4352;
+// The target was 3 kB; the package measured about 4.1 kB, and even without its option
+// validation it would be 3.5 kB. The misuse errors of issue 9 (a one-argument
+// `use(retryInterceptor())`, a double `attachRetry`, no instance) and the re-issue's fixes took it
+// to 4645 B. This limit (4.6 KiB) stops it from growing while the target is reconsidered.
+const limitBytes = 4710;
 
 if (!existsSync(entry)) {
   console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);

@@ -22,6 +22,7 @@ import { type Reissue, reissueThrough } from './reissue';
 import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
+import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
 
 type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
@@ -161,7 +162,7 @@ function createRetryHandlers(
     },
 
     async onError(error) {
-      if (!isFailedAttempt(error)) throw error;
+      if (!isFailedAttempt(error)) throw notAnErrorProblem(error) ?? error;
       let failure = error;
       const callOptions = resolveRequestOptions(client, failure.config.retry);
       // Used alone (no request side), the call's state starts at its first failure, and the
@@ -238,23 +239,29 @@ function createRetryHandlers(
  * `instance.interceptors.response.use(undefined, retryInterceptor(options))`.
  * It sees a call only once it has failed, so it cannot stamp an idempotency key on the first
  * attempt nor clamp that attempt to the deadline; prefer `attachRetry`.
+ *
+ * Its parameter is typed `Error` so that the one-argument `use(retryInterceptor())`, which puts it
+ * in the success slot where it never sees a failure, does not compile; at run time, a handler
+ * given a response rejects with a TypeError that shows the working forms.
  */
-export function retryInterceptor(
-  options?: RetryOptions,
-): (error: unknown) => Promise<AxiosResponse> {
+export function retryInterceptor(options?: RetryOptions): (error: Error) => Promise<AxiosResponse> {
   return createRetryHandlers(options, reissueThrough(), () => axios.defaults.adapter).onError;
 }
 
 /**
  * Installs retries on an instance: a request interceptor (state, idempotency key, deadline,
- * budget) and the response-error interceptor. Returns a function that removes both.
+ * budget) and the response-error interceptor. Returns a function that removes both. Throws a
+ * TypeError when `instance` is not an axios instance, or already has retries attached.
  */
 export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
-  const handlers = createRetryHandlers(
+  assertAttachable(instance);
+  // Retries replay the response interceptors registered before this handler (see reissue.ts).
+  const handlers: RetryHandlers = createRetryHandlers(
     options,
-    reissueThrough(instance),
+    reissueThrough(instance, () => handlers.onError),
     () => instance.defaults.adapter,
   );
+  markAttached(handlers.onError);
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
   });

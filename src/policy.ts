@@ -45,6 +45,19 @@ function isRepeatable(outcome: AttemptOutcome, options: ResolvedOptions): boolea
   }
 }
 
+/** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
+function limitReached(
+  outcome: AttemptOutcome,
+  state: RetryState,
+  options: ResolvedOptions,
+  deadlinePassed: boolean,
+): StopReason | undefined {
+  if (!outcome.replayableBody) return 'body-not-replayable';
+  if (state.retryCount >= options.retries) return 'retries-exhausted';
+  if (deadlinePassed) return 'deadline';
+  return undefined;
+}
+
 /**
  * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
  * `budget` is charged only when the answer is to retry a request that reached the server, to an
@@ -59,20 +72,29 @@ export function decide(
   now: number,
 ): Decision {
   if (outcome.classification.kind === 'canceled') return stop('canceled');
-  if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
-  if (!outcome.replayableBody) return stop('body-not-replayable');
-  if (state.retryCount >= options.retries) return stop('retries-exhausted');
 
   const remaining =
     options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
   // The last attempt limits the load a call adds near its deadline; one that was refused never
   // reached the server, so it added none and does not use up the call's last chance.
   const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
-  if (lastChanceUsed || remaining <= 0) return stop('deadline');
+  const limit = limitReached(outcome, state, options, lastChanceUsed || remaining <= 0);
+  // A limit stops the call whatever `shouldRetry` would answer, so it is not asked; without it,
+  // a failure the default rule never repeats still stops as `not-retryable`.
+  if (limit) {
+    return stop(options.shouldRetry || isRepeatable(outcome, options) ? limit : 'not-retryable');
+  }
+  if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
 
-  const jitter = fullJitterDelay(state.retryCount + 1, options, options.random);
   const asked =
     retryAfterMs(outcome.retryAfter, outcome.responseDate, now) ?? outcome.rateLimitResetMs;
+  // On top of a server-given wait, the draw only de-synchronises the clients released at the same
+  // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
+  const jitter = fullJitterDelay(
+    asked === undefined ? state.retryCount + 1 : 1,
+    options,
+    options.random,
+  );
   if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
   // Waiting until the deadline itself would leave the attempt no time at all.
   if (asked !== undefined && asked >= remaining) return stop('deadline');

@@ -3,8 +3,10 @@
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
 // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") and the obsolete RFC 850 form
-// ("Sunday, 06-Nov-94 08:49:37 GMT"): day, month, year, hour, minute, second.
-const IMF_OR_RFC850 = /^[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) gmt$/i;
+// ("Sunday, 06-Nov-94 08:49:37 GMT"): day, month, year, hour, minute, second. `UTC` in place of
+// `GMT` is not RFC 9110, but servers send it and it names the same clock: it is accepted.
+const IMF_OR_RFC850 =
+  /^[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)$/i;
 // The obsolete asctime form ("Sun Nov  6 08:49:37 1994"): month, day, hour, minute, second, year.
 const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/i;
 

@@ -149,7 +149,8 @@ export interface RequestRetryOptions {
    */
   retries?: number;
   /**
-   * The backoff ceiling of the first retry; it doubles each retry, up to `maxDelayMs`.
+   * The backoff ceiling of the first retry; it doubles each retry, up to `maxDelayMs`. It is also
+   * the spread added to a `Retry-After` wait, on every retry.
    * @default 100
    */
   baseDelayMs?: number;

@@ -62,6 +62,9 @@ console.log(breakerDefaults, pacingDefaults);
 
 client.interceptors.response.use(undefined, retryInterceptor({ retries: 2 }));
 client.interceptors.response.use(undefined, retryInterceptor());
+client.interceptors.response.use(null, retryInterceptor());
+axios.interceptors.response.use((response) => response, retryInterceptor({ retries: 1 }));
+client.interceptors.response.use(undefined, (error: AxiosError) => retryInterceptor()(error));
 
 // The per-request `retry` key comes from the module augmentation of axios's config.
 const perRequest: RequestRetryOptions = { retries: 5, idempotencyKey: true };

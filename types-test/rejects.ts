@@ -47,6 +47,15 @@ attachRetry({ retries: 3 });
 // @ts-expect-error retryInterceptor takes options, not an instance
 retryInterceptor(client);
 
+// @ts-expect-error one argument puts it in the success slot, where it never sees a failure
+client.interceptors.response.use(retryInterceptor());
+
+// @ts-expect-error nor with options
+client.interceptors.response.use(retryInterceptor({ retries: 3 }));
+
+// @ts-expect-error nor on the default axios
+axios.interceptors.response.use(retryInterceptor(), undefined);
+
 // @ts-expect-error the budget is shared by the whole client: it cannot be set per request
 void client.get('/x', { retry: { retryBudget: { ratio: 0.5 } } });
 
