@@ -8,7 +8,6 @@ function control(options: { pacing?: boolean; circuitBreaker?: boolean } = {}) {
   return createLoadControl({
     circuitBreaker: options.circuitBreaker === false ? false : breaker,
     pacing: options.pacing === false ? false : DEFAULT_PACING,
-    windowMs: 1000,
     random: () => 1,
   });
 }

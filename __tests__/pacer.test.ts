@@ -8,7 +8,7 @@ const counts = (successes: number, failures = 0, spanMs = 1000): OutcomeCounts =
   failures,
   spanMs,
 });
-const pacer = (random = () => 0.5) => createPacer(settings, 1000, random);
+const pacer = (random = () => 0.5) => createPacer(settings, random);
 
 /** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
 function slots(p: ReturnType<typeof pacer>, now: number, n: number): number[] {
@@ -41,6 +41,13 @@ describe('createPacer', () => {
     // The wait sets the time scale of the measure too: 50 accepted over a second.
     // (Its rate has climbed 5% a second since the signal: 19 ms apart rather than 20.)
     expect(slots(p, 100, 2)).toEqual([1060, 1079]);
+  });
+
+  it('a 429 with no wait: holds until a second after the burst began, and measures over a second', () => {
+    const p = pacer();
+    // 20 accepted in the 40 ms since the first request: a quota of 20 per second, spent.
+    p.throttle(40, counts(20, 1, 40), undefined, 'limit');
+    expect(slots(p, 40, 2)).toEqual([1000, 1048]); // 50 ms apart, less the climb since
   });
 
   it('a paced client that meets a 429 slows down, but does not hold everything for its wait', () => {
@@ -116,9 +123,20 @@ describe('createPacer', () => {
   it('after a breaker closes, releases at the last good rate, ramping to twice it within a second', () => {
     const p = pacer();
     p.release(0, 100);
-    expect(slots(p, 0, 2)).toEqual([0, 10]);
-    const late = slots(p, 1000, 2);
-    expect((late[1] as number) - (late[0] as number)).toBeCloseTo(5, 0);
+    const backlog = slots(p, 0, 200);
+    expect(backlog.slice(0, 2)).toEqual([0, 10]);
+    // Past one second the release runs at twice the rate: 5 ms apart.
+    const late = backlog.filter((at) => at > 1000);
+    expect((late[1] as number) - (late[0] as number)).toBe(5);
+  });
+
+  it('after a release, is unpaced once the waiting calls are through', () => {
+    const p = pacer();
+    p.release(0, 100);
+    expect(slots(p, 0, 3)).toEqual([0, 10, 20]);
+    expect(p.paced).toBe(true);
+    expect(slots(p, 31, 3)).toEqual([31, 31, 31]);
+    expect(p.paced).toBe(false);
   });
 
   it('never sends faster than the rate it holds (property)', () => {

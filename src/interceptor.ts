@@ -10,12 +10,7 @@ import { classifyFailure } from './classify';
 import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
-import {
-  DEFAULT_CIRCUIT_BREAKER,
-  type ResolvedOptions,
-  resolveClientOptions,
-  resolveRequestOptions,
-} from './options';
+import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { originOf } from './origin';
 import { type AttemptOutcome, decide } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
@@ -122,7 +117,6 @@ function createRetryHandlers(
       ? createLoadControl({
           circuitBreaker: client.circuitBreaker,
           pacing: client.pacing,
-          windowMs: DEFAULT_CIRCUIT_BREAKER.windowMs,
           random: client.options.random,
         })
       : undefined;

@@ -5,14 +5,18 @@ import {
 } from './circuit-breaker';
 import { DEFAULT_PACING } from './options';
 import { createOutcomeWindow, type OutcomeWindow } from './outcome-window';
-import { createPacer, type Pacer, type PacingSettings, type Signal } from './pacer';
+import {
+  createPacer,
+  PACING_WINDOW_MS,
+  type Pacer,
+  type PacingSettings,
+  type Signal,
+} from './pacer';
 import type { RateLimit } from './rate-limit-headers';
 
 export interface LoadControlSettings {
   readonly circuitBreaker: CircuitBreakerSettings | false;
   readonly pacing: PacingSettings | false;
-  /** The outcome window when the breaker is off (it is the breaker's `windowMs` otherwise). */
-  readonly windowMs: number;
   readonly random: () => number;
 }
 
@@ -42,6 +46,7 @@ export interface Ending {
 }
 
 interface OriginState {
+  /** Over `PACING_WINDOW_MS`: the rate the origin accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
   breaker: CircuitBreaker | undefined;
   readonly pacer: Pacer;
@@ -72,7 +77,6 @@ export interface LoadControl {
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
   const origins = new Map<string, OriginState>();
   const { circuitBreaker, random } = settings;
-  const windowMs = circuitBreaker ? circuitBreaker.windowMs : settings.windowMs;
   // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
   const pacing: PacingSettings = settings.pacing || DEFAULT_PACING;
 
@@ -88,8 +92,8 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       origins.delete(origin);
     } else {
       const created: OriginState = {
-        window: createOutcomeWindow(windowMs),
-        pacer: createPacer(pacing, windowMs, random),
+        window: createOutcomeWindow(PACING_WINDOW_MS),
+        pacer: createPacer(pacing, random),
         inFlight: 0,
         lastGoodRate: 0,
         lastSuccessAt: -Infinity,
@@ -128,7 +132,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const { successes, failures } = state.window.counts(now);
       // Overloaded: most attempts fail, but some still succeed now. An origin that stopped
       // succeeding is dying, not overloaded: pacing would learn a rate near zero from it.
-      const serving = now - state.lastSuccessAt <= windowMs / 10;
+      const serving = now - state.lastSuccessAt <= PACING_WINDOW_MS / 10;
       return failures >= successes && serving ? 'overload' : undefined;
     }
     return undefined;

@@ -26,7 +26,10 @@ export interface Pacer {
    * `waitMs` is the server's own wait; `hold` keeps every send until it is over.
    */
   throttle(now: number, counts: OutcomeCounts, waitMs: number | undefined, signal: Signal): void;
-  /** A breaker closed: release at the rate the origin handled before it failed, ramping up. */
+  /**
+   * A breaker closed: release at the rate the origin handled before it failed, ramping up, until
+   * the calls that were waiting are through.
+   */
   release(now: number, lastGoodRate: number): void;
 }
 
@@ -40,19 +43,21 @@ export interface Pacer {
  */
 export type Signal = 'limit' | 'quota' | 'overload';
 
-// Rates are measured over at least this long, so a burst that all succeeded in a few
-// milliseconds is not taken for a rate of thousands per second.
-const MIN_SPAN_MS = 100;
+/**
+ * Successes are counted over this window to measure the rate an origin accepts (it is
+ * `PACING_WINDOW_MS` of the origin's outcome window).
+ */
+export const PACING_WINDOW_MS = 1000;
+// The shortest span a rate is measured over, so a burst that all succeeded in a few
+// milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
+// at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
+const OVERLOAD_SPAN_MS = 100;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
 // No rate climbs past this multiple of the rate it was set to.
 const CAP = 2;
 
-export function createPacer(
-  settings: PacingSettings,
-  windowMs: number,
-  random: () => number,
-): Pacer {
+export function createPacer(settings: PacingSettings, random: () => number): Pacer {
   let base = 0; // 0: unpaced
   let growth = settings.growthPerSecond;
   let since = 0;
@@ -60,6 +65,8 @@ export function createPacer(
   let holdUntil = 0;
   let lastSignal = -Infinity;
   let overloadSince: number | undefined;
+  // Released after a breaker closed: paced only until the waiting calls are through.
+  let releasing = false;
   let ignoreOverloadUntil = -Infinity;
 
   const rateAt = (t: number): number =>
@@ -72,9 +79,10 @@ export function createPacer(
   }
 
   function unpaceIfHealthy(now: number): void {
-    if (base && now - lastSignal >= settings.healthyAfterMs) {
+    if (base && (now - lastSignal >= settings.healthyAfterMs || (releasing && next < now))) {
       base = 0;
       overloadSince = undefined;
+      releasing = false;
     }
   }
 
@@ -104,7 +112,7 @@ export function createPacer(
           return;
         }
         // A whole window measured since pacing began, and still mostly failures: not the rate.
-        if (overloadSince !== undefined && now - overloadSince > windowMs * 1.2) {
+        if (overloadSince !== undefined && now - overloadSince > PACING_WINDOW_MS * 1.2) {
           base = 0;
           overloadSince = undefined;
           ignoreOverloadUntil = now + settings.healthyAfterMs;
@@ -112,11 +120,17 @@ export function createPacer(
         }
       }
       lastSignal = now;
-      const accepted =
-        (counts.successes * 1000) / Math.max(counts.spanMs, waitMs ?? 0, MIN_SPAN_MS);
-      if ((signal === 'quota' || (signal === 'limit' && !base)) && waitMs !== undefined) {
-        holdUntil = Math.max(holdUntil, now + waitMs);
-      }
+      releasing = false;
+      const periodMs = signal === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+      // An unpaced client that meets a 429 has spent the quota in a burst: it holds until the
+      // server's wait is over, or, if the server gave none, until a second has passed since the
+      // burst began (the shortest quota period in use).
+      const hold =
+        signal === 'quota' || (signal === 'limit' && !base)
+          ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
+          : undefined;
+      if (hold !== undefined) holdUntil = Math.max(holdUntil, now + hold);
+      const accepted = (counts.successes * 1000) / Math.max(counts.spanMs, hold ?? 0, periodMs);
       if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
       if (signal === 'overload') overloadSince ??= now;
       pace(now, base ? Math.min(rateAt(now), accepted) : accepted, settings.growthPerSecond);
@@ -127,6 +141,7 @@ export function createPacer(
       overloadSince = undefined;
       next = now; // slots reserved before the breaker opened are gone
       pace(now, lastGoodRate, RELEASE_GROWTH);
+      releasing = true;
     },
   };
 }
