@@ -78,10 +78,19 @@ describe('createLoadControl', () => {
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(40); // 5 per 100 ms
   });
 
+  it('does not take a few 503s among the first attempts for an overload', () => {
+    const c = control({ circuitBreaker: false });
+    const first = Array.from({ length: 5 }, () => passOf(c.admit(O, 0, Infinity)).pass);
+    first.forEach((pass, i) => c.settle(pass, 20, { failed: i >= 2, status: i >= 2 ? 503 : 200 }));
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+  });
+
   it('spreads the release after the breaker closes, with pacing off too', () => {
     const c = control({ pacing: false });
     for (let i = 0; i < 20; i++) attempt(c, i * 10, false); // 20 per 200 ms: 100 per second
-    for (let i = 0; i < 4; i++) attempt(c, 1500, true);
+    attempt(c, 200, true); // the first failure: the last good rate is measured
+    for (let i = 0; i < 4; i++) attempt(c, 1500, true); // the successes have left: it opens
     const probe = passOf(c.admit(O, 2000, Infinity));
     c.settle(probe.pass, 2000, { failed: false });
     const slots = Array.from({ length: 5 }, () => passOf(c.admit(O, 2000, Infinity)).at);

@@ -58,6 +58,9 @@ interface OriginState {
   readonly waiters: Array<{ readonly startedAt: number; readonly wake: () => void }>;
 }
 
+// Attempts the pacing window must hold before a 503 may count as an overload.
+const MIN_OVERLOAD_SAMPLE = 10;
+
 /** A long-lived client may talk to many origins: it keeps the state of the most recent ones. */
 export const MAX_ORIGINS = 100;
 
@@ -101,16 +104,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         breaker: undefined,
       };
       if (circuitBreaker) {
-        created.breaker = createCircuitBreaker(
-          origin,
-          circuitBreaker,
-          created.window,
-          random,
-          (now) =>
-            // Released oldest first, at the rate the origin handled before it failed (or spread
-            // over a second when that is unknown).
-            created.pacer.release(now, created.lastGoodRate || created.waiters.length),
-        );
+        const window = createOutcomeWindow(circuitBreaker.windowMs);
+        created.breaker = createCircuitBreaker(origin, circuitBreaker, window, random, (now) => {
+          // Released oldest first, at the rate the origin handled before it failed (or spread
+          // over a second when that is unknown); with neither, there is nothing to spread.
+          const rate = created.lastGoodRate || created.waiters.length;
+          if (rate) created.pacer.release(now, rate);
+        });
       }
       state = created;
       if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value as string);
@@ -130,9 +130,11 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     if (status === 503) {
       if (ending.waitMs !== undefined) return 'limit';
       const { successes, failures } = state.window.counts(now);
-      // Overloaded: most attempts fail, but some still succeed now. An origin that stopped
+      // Overloaded: most attempts fail, but some still succeed now, over enough attempts to
+      // tell (a few random 503s at the start are not an overload). An origin that stopped
       // succeeding is dying, not overloaded: pacing would learn a rate near zero from it.
       const serving = now - state.lastSuccessAt <= PACING_WINDOW_MS / 10;
+      if (successes + failures < MIN_OVERLOAD_SAMPLE) return undefined;
       return failures >= successes && serving ? 'overload' : undefined;
     }
     return undefined;
@@ -161,6 +163,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       state.inFlight--;
       const { failed } = ending;
       if (failed === false) state.lastSuccessAt = now;
+      if (failed !== undefined) state.window.add(now, failed);
       if (state.breaker) {
         state.breaker.record(
           now,
@@ -168,7 +171,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
           probe,
         );
         if (probe) wakeAll(state);
-      } else if (failed !== undefined) state.window.add(now, failed);
+      }
       if (failed) {
         const { successes, failures, spanMs } = state.window.counts(now);
         if (failures < successes) state.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);

@@ -101,7 +101,8 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
       }
       const slot = Math.max(now, next, holdUntil);
       if (slot > latest) return undefined;
-      next = slot + 1000 / rateAt(slot);
+      // At the rate of now: slots handed out ahead do not count on a climb not yet made.
+      next = slot + 1000 / rateAt(now);
       return slot;
     },
 
