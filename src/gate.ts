@@ -81,6 +81,9 @@ export function signalsOf(response: AxiosResponse, now: number): ResponseSignals
   };
 }
 
+const SUCCESS: Ending = Object.freeze({ failed: false });
+const RATE_LIMIT_HEADER = /ratelimit/i;
+
 /** How an attempt ended, for the gate: a failure is what the call would retry for. */
 function endingOf(
   response: AxiosResponse | undefined,
@@ -93,6 +96,13 @@ function endingOf(
       causeCode: (error?.cause as { code?: string } | undefined)?.code,
     });
     return { failed: kind === 'transient' ? true : undefined };
+  }
+  // The success path: a plain success that says nothing of rate limits needs no more reading.
+  if (
+    response.status < 400 &&
+    !Object.keys(response.headers ?? {}).some((name) => RATE_LIMIT_HEADER.test(name))
+  ) {
+    return SUCCESS;
   }
   const signals = signalsOf(response, Date.now());
   return { ...signals, failed: statusCodes.includes(signals.status) };
@@ -147,8 +157,8 @@ function pass(
   origin: string,
   config: InternalAxiosRequestConfig,
   deadline: number | undefined,
+  now: number,
 ): Pass | Promise<Pass> {
-  const now = Date.now();
   const verdict = control.admit(origin, now, deadline ?? Infinity);
   if (verdict.pass && verdict.at <= now) return verdict.pass;
   return (async () => {
@@ -211,22 +221,28 @@ export function gatedAdapter(
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
-    const sendThrough = (passed: Pass): Promise<AxiosResponse> =>
-      send(config).then(
-        (response) => {
-          control.settle(passed, Date.now(), endingOf(response, undefined, statusCodes));
-          return response;
-        },
-        (error: AxiosError) => {
-          control.settle(passed, Date.now(), endingOf(error?.response, error, statusCodes));
-          throw error;
-        },
+    const sendThrough = (passed: Pass): Promise<AxiosResponse> => {
+      // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
+      let sent: Promise<AxiosResponse>;
+      try {
+        sent = send(config);
+      } catch (error) {
+        control.settle(passed, Date.now(), endingOf(undefined, error as AxiosError, statusCodes));
+        throw error;
+      }
+      sent.then(
+        (response) =>
+          control.settle(passed, Date.now(), endingOf(response, undefined, statusCodes)),
+        (error: AxiosError) =>
+          control.settle(passed, Date.now(), endingOf(error?.response, error, statusCodes)),
       );
+      return sent;
+    };
     const state = config.retryState;
     const deadline = deadlineMs === undefined || !state ? undefined : state.startedAt + deadlineMs;
     const origin = originOf(config.baseURL, config.url);
     const waitingSince = Date.now();
-    const passed = pass(control, origin, config, deadline);
+    const passed = pass(control, origin, config, deadline, waitingSince);
     if (!(passed instanceof Promise)) return sendThrough(passed);
     return passed.then((held) => {
       const waited = Date.now() - waitingSince;

@@ -122,11 +122,19 @@ function createRetryHandlers(
       : undefined;
 
   /** Sends this attempt through the gate of its origin (once per config; a retry keeps it). */
+  // The wrapper of each adapter under the client's own options, made once (the success path).
+  const shared = new WeakMap<object, ReturnType<typeof gatedAdapter>>();
   function gate(config: InternalAxiosRequestConfig, callOptions: ResolvedOptions | false): void {
     if (!control) return;
     const adapter = adapterOf(config) ?? defaultAdapter();
-    const statusCodes = (callOptions || client.options).statusCodes;
-    config.adapter = gatedAdapter(adapter, control, callOptions, statusCodes) ?? config.adapter;
+    const cacheable = callOptions === client.options && adapter instanceof Object;
+    let gated = cacheable ? shared.get(adapter) : undefined;
+    if (!gated) {
+      const statusCodes = (callOptions || client.options).statusCodes;
+      gated = gatedAdapter(adapter, control, callOptions, statusCodes);
+      if (cacheable) shared.set(adapter, gated);
+    }
+    config.adapter = gated ?? config.adapter;
   }
 
   function startCall(now: number, idempotencyKey: string | undefined): RetryState {

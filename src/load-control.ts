@@ -54,6 +54,8 @@ interface OriginState {
   /** Successes per second measured while the origin was healthy. */
   lastGoodRate: number;
   lastSuccessAt: number;
+  /** The pass of every attempt but a probe. */
+  readonly send: Pass;
   /** Calls waiting for the breaker, woken oldest first when it changes. */
   readonly waiters: Array<{ readonly startedAt: number; readonly wake: () => void }>;
 }
@@ -88,8 +90,10 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     for (const waiter of waiters) waiter.wake();
   }
 
+  let latest: OriginState | undefined;
   function originState(origin: string): OriginState {
     let state = origins.get(origin);
+    if (state === latest && state) return state;
     if (state) {
       // Most recently used last, so the first is the one to forget.
       origins.delete(origin);
@@ -102,7 +106,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         lastSuccessAt: -Infinity,
         waiters: [],
         breaker: undefined,
+        send: undefined as unknown as Pass,
       };
+      (created as { send: Pass }).send = { origin: created, probe: false };
       if (circuitBreaker) {
         const window = createOutcomeWindow(circuitBreaker.windowMs);
         created.breaker = createCircuitBreaker(origin, circuitBreaker, window, random, (now) => {
@@ -116,6 +122,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value as string);
     }
     origins.set(origin, state);
+    latest = state;
     return state;
   }
 
@@ -156,7 +163,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         return { late: true };
       }
       state.inFlight++;
-      return { pass: { origin: state, probe: admission === 'probe' }, at };
+      return { pass: admission === 'probe' ? { origin: state, probe: true } : state.send, at };
     },
 
     settle({ origin: state, probe }, now, ending) {
@@ -191,7 +198,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     observe(origin, now, ending) {
       const state = originState(origin);
       state.inFlight++;
-      this.settle({ origin: state, probe: false }, now, ending);
+      this.settle(state.send, now, ending);
     },
 
     onChange(origin, startedAt, wake) {

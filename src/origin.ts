@@ -15,7 +15,22 @@ function hereOrigin(): string {
  */
 export function originOf(baseURL: string | undefined, url: string | undefined): string {
   const path = url ?? '';
-  const full = baseURL && !ABSOLUTE.test(path) ? `${baseURL}/${path}` : path;
+  // A relative URL goes where its baseURL goes: the common case is read once per baseURL.
+  if (baseURL && !ABSOLUTE.test(path)) {
+    let origin = ofBaseURL.get(baseURL);
+    if (origin === undefined) {
+      origin = parse(baseURL);
+      if (ofBaseURL.size >= 100) ofBaseURL.clear();
+      ofBaseURL.set(baseURL, origin);
+    }
+    return origin;
+  }
+  return parse(path);
+}
+
+const ofBaseURL = new Map<string, string>();
+
+function parse(full: string): string {
   const match = AUTHORITY.exec(full);
   if (!match) return hereOrigin();
   const scheme = (match[1] ?? hereOrigin().replace(/\/\/.*/, '')).toLowerCase();
