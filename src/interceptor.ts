@@ -1,11 +1,14 @@
 import type { AxiosError, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { boundAttempt, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
-import { classifyFailure } from './classify';
+import { causeCodeOf, classifyFailure } from './classify';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
+import { MAX_TIMER_MS } from './long-timer';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { type AttemptOutcome, decide } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
+import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
@@ -31,7 +34,10 @@ function newState(now: number, idempotencyKey: string | undefined): RetryState {
   };
 }
 
-/** Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot hold it. */
+/**
+ * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot
+ * hold it, and bounds the whole attempt (a body that drips in included) by the same time.
+ */
 function clampToDeadline(
   config: InternalAxiosRequestConfig,
   options: ResolvedOptions | false,
@@ -41,7 +47,10 @@ function clampToDeadline(
   if (!options || options.deadlineMs === undefined) return;
   // axios reads a timeout of 0 as "none": never go below 1 ms.
   const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-  config.timeout = config.timeout ? Math.min(config.timeout, remaining) : remaining;
+  // A longer timeout would overflow the runtime's timer and fire at once; the bound still holds.
+  const timeout = Math.min(remaining, MAX_TIMER_MS);
+  config.timeout = config.timeout ? Math.min(config.timeout, timeout) : timeout;
+  boundAttempt(config, remaining);
 }
 
 function outcomeOf(
@@ -55,7 +64,8 @@ function outcomeOf(
     classification: classifyFailure({
       code: failure.code,
       status: response?.status,
-      causeCode: (failure.cause as { code?: string } | undefined)?.code,
+      causeCode: causeCodeOf(failure),
+      message: failure.message,
     }),
     status: response?.status,
     method: (config.method ?? 'get').toUpperCase(),
@@ -86,6 +96,8 @@ interface RetryHandlers {
    * budget, clamps the timeout. (A retry, which already has its state, was clamped by onError.)
    */
   onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
+  /** Response side, first attempt: ends the attempt's deadline bound. */
+  onResponse(response: AxiosResponse): AxiosResponse;
   /** Response-error side: stops with a reason, or sleeps and sends the call again, until it settles. */
   onError(error: unknown): Promise<AxiosResponse>;
 }
@@ -119,6 +131,11 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
       return config;
     },
 
+    onResponse(response) {
+      settleAttempt(response.config);
+      return response;
+    },
+
     async onError(error) {
       if (!isFailedAttempt(error)) throw error;
       let failure = error;
@@ -134,6 +151,9 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
 
       for (;;) {
         const { config } = failure;
+        if (settleAttempt(config)) {
+          throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
+        }
         const decision = decide(
           outcomeOf(failure, callOptions, state),
           state,
@@ -151,6 +171,7 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
           ...(finalAttempt ? { finalAttempt } : {}),
         };
         const current = failure;
+        releaseResponse(current);
         await sleep(
           delayMs,
           cancellationOf(config),
@@ -164,9 +185,17 @@ function createRetryHandlers(options: RetryOptions | undefined, reissue: Reissue
         const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
         clampToDeadline(retryConfig, callOptions, next, Date.now());
         try {
-          return await reissue(retryConfig);
+          const response = await reissue(retryConfig);
+          // axios merged the retry's config into a new one: settle that (the caller's signal back
+          // on the config the caller sees), and this one if another interceptor swapped the signal.
+          settleAttempt(response.config);
+          settleAttempt(retryConfig);
+          return response;
         } catch (retryError) {
-          if (!isFailedAttempt(retryError)) throw retryError;
+          if (!isFailedAttempt(retryError)) {
+            settleAttempt(retryConfig);
+            throw retryError;
+          }
           failure = retryError;
           state = next;
         }
@@ -196,7 +225,7 @@ export function attachRetry(instance: AxiosInstance, options?: RetryOptions): ()
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
   });
-  const responseId = instance.interceptors.response.use(undefined, handlers.onError);
+  const responseId = instance.interceptors.response.use(handlers.onResponse, handlers.onError);
   return () => {
     instance.interceptors.request.eject(requestId);
     instance.interceptors.response.eject(responseId);
