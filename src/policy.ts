@@ -1,6 +1,7 @@
 import { fullJitterDelay } from './backoff';
 import type { RetryBudget } from './budget';
 import type { Classification } from './classify';
+import { isInFlightConflict } from './in-flight-conflict';
 import type { ResolvedOptions } from './options';
 import { retryAfterMs } from './retry-after';
 import type { RetryState, StopReason } from './types';
@@ -54,7 +55,10 @@ export function decide(
   now: number,
 ): Decision {
   if (outcome.classification.kind === 'canceled') return stop('canceled');
-  if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
+  const repeatable =
+    isRepeatable(outcome, options) ||
+    isInFlightConflict(outcome.status, outcome.hasIdempotencyKey, state.retryCount);
+  if (!(outcome.verdict() ?? repeatable)) return stop('not-retryable');
   if (!outcome.replayableBody) return stop('body-not-replayable');
   if (state.retryCount >= options.retries) return stop('retries-exhausted');
 
