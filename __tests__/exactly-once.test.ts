@@ -13,6 +13,9 @@ const CONCURRENCY = 25; // calls in flight at once: more, and a busy Jest worker
 type Fault = 'reset-before' | '503-before' | 'slow' | 'reset-after' | 'none';
 const FAULTS: Fault[] = ['reset-before', '503-before', 'slow', 'reset-after', 'none'];
 
+// A safety net for a loaded machine, not a wait: each test takes well under a second or two.
+jest.setTimeout(30_000);
+
 let server: LoopbackServer | undefined;
 afterEach(async () => {
   await server?.stop();

@@ -7,6 +7,9 @@ import { type LoopbackServer, startServer } from './helpers/loopback-server';
 
 // Faults that real servers produce part-way through a response, on real sockets on 127.0.0.1.
 
+// A safety net for a loaded machine, not a wait: each test takes well under a second or two.
+jest.setTimeout(30_000);
+
 let server: LoopbackServer | undefined;
 afterEach(async () => {
   await server?.stop();
@@ -54,7 +57,7 @@ describe('the deadline bounds a body that drips in', () => {
       expect(axios.isCancel(error)).toBe(false);
       expect(error.code).toBe('ECONNABORTED');
       expect(elapsed).toBeGreaterThanOrEqual(590);
-      expect(elapsed).toBeLessThan(1500);
+      expect(elapsed).toBeLessThan(2500);
     },
   );
 
@@ -66,7 +69,7 @@ describe('the deadline bounds a body that drips in', () => {
     const started = Date.now();
     const error = await failureOf(clientFor(server.url, { deadlineMs: 400 }).get('/stall'));
     expect(error.config?.retryState?.stopReason).toBe('deadline');
-    expect(Date.now() - started).toBeLessThan(1200);
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 
   it("a body that stalls past the caller's shorter timeout is retried, then stops at the deadline", async () => {

@@ -6,6 +6,9 @@ import { type LoopbackServer, startServer } from './helpers/loopback-server';
 // Hostile servers on real sockets: every call settles within its bound, with the outcome it
 // should have, and leaves no timer behind.
 
+// A safety net for a loaded machine, not a wait: each test takes well under a second or two.
+jest.setTimeout(30_000);
+
 let server: LoopbackServer | undefined;
 afterEach(async () => {
   await server?.stop();
@@ -52,61 +55,61 @@ afterAll(() => {
 });
 
 const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
-  ['garbage Retry-After', once503({ 'Retry-After': 'soon, please' }), {}, 'ok', 1000],
-  ['negative Retry-After', once503({ 'Retry-After': '-5' }), {}, 'ok', 1000],
-  ['fractional Retry-After', once503({ 'Retry-After': '0.5' }), {}, 'ok', 1000],
+  ['garbage Retry-After', once503({ 'Retry-After': 'soon, please' }), {}, 'ok', 2000],
+  ['negative Retry-After', once503({ 'Retry-After': '-5' }), {}, 'ok', 2000],
+  ['fractional Retry-After', once503({ 'Retry-After': '0.5' }), {}, 'ok', 2000],
   // Node keeps the first of duplicated Retry-After headers: the wait is 1 s, never less.
-  ['duplicated Retry-After', once503({ 'Retry-After': ['1', '2'] }), {}, 'ok', 2000],
+  ['duplicated Retry-After', once503({ 'Retry-After': ['1', '2'] }), {}, 'ok', 3000],
   [
     'huge Retry-After',
     once503({ 'Retry-After': '99999999999999999999' }),
     {},
     'retry-after-too-long',
-    1000,
+    2000,
   ],
   [
     'huge Retry-After, no cap, deadline',
     once503({ 'Retry-After': '99999999999999999999' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
     'deadline',
-    1000,
+    2000,
   ],
-  ['a date in 1900', once503({ 'Retry-After': 'Mon, 01 Jan 1900 00:00:00 GMT' }), {}, 'ok', 1000],
+  ['a date in 1900', once503({ 'Retry-After': 'Mon, 01 Jan 1900 00:00:00 GMT' }), {}, 'ok', 2000],
   [
     'a date in 2999',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     {},
     'retry-after-too-long',
-    1000,
+    2000,
   ],
   [
     'a date in 2999, no cap, deadline',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
     'deadline',
-    1000,
+    2000,
   ],
   [
     'a stalled body',
     (res) => res.writeHead(200, { 'Content-Length': '10' }).write('x'),
     { deadlineMs: 400 },
     'deadline',
-    1000,
+    2000,
   ],
-  ['a dripping body', drip, { deadlineMs: 400 }, 'deadline', 1000],
+  ['a dripping body', drip, { deadlineMs: 400 }, 'deadline', 2000],
   [
     'a reset storm',
     (_res, req) => req.socket.destroy(),
     { retries: Infinity, deadlineMs: 400 },
     'deadline',
-    1000,
+    2000,
   ],
   [
     'a 503 storm asking for no wait',
     (res) => res.writeHead(503, { 'Retry-After': '0' }).end(),
     { retries: 5 },
     'retries-exhausted',
-    1000,
+    2000,
   ],
 ];
 
