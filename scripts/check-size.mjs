@@ -5,10 +5,11 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const entry = 'dist/index.mjs';
-// The target was 3 kB; the package measures about 4.1 kB, and even without its option
-// validation it would be 3.5 kB. This limit (4.25 KiB) stops it from growing while the target is
-// reconsidered.
-const limitBytes = 4352;
+// The target was 3 kB; the package measured about 4.1 kB, and even without its option
+// validation it would be 3.5 kB. Issue 10 (the per-attempt deadline signal, long timers, stream
+// release, mid-body and 409 rules) brought it to about 4.6 kB. This limit (4.75 KiB) stops it
+// from growing while the target is reconsidered.
+const limitBytes = 4864;
 
 if (!existsSync(entry)) {
   console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);
