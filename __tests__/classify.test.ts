@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { classifyFailure, type Failure, isRepeatableStatus } from '../src/classify';
+import { causeCodeOf, classifyFailure, type Failure, isRepeatableStatus } from '../src/classify';
 
 describe('classifyFailure', () => {
   it.each<[string, Failure, string, boolean]>([
@@ -23,6 +23,42 @@ describe('classifyFailure', () => {
       { code: 'ERR_NETWORK', causeCode: 'ECONNREFUSED' },
       'transient',
       true,
+    ],
+    [
+      'a body cut part-way (http adapter: the connection died, or its idle timeout fired)',
+      { code: 'ERR_BAD_RESPONSE', status: 200, message: 'stream has been aborted' },
+      'transient',
+      false,
+    ],
+    [
+      'a body cut part-way (a reset seen on the response stream)',
+      { code: 'ECONNRESET', status: 200 },
+      'transient',
+      false,
+    ],
+    [
+      'a body cut part-way (fetch adapter in Node: undici closed the socket)',
+      { causeCode: 'UND_ERR_SOCKET', message: 'terminated' },
+      'transient',
+      false,
+    ],
+    [
+      'a 5xx status (axios says ERR_BAD_RESPONSE for it too)',
+      { code: 'ERR_BAD_RESPONSE', status: 503, message: 'Request failed with status code 503' },
+      'status',
+      false,
+    ],
+    [
+      'a body too large',
+      { code: 'ERR_BAD_RESPONSE', message: 'maxContentLength size of 10 exceeded' },
+      'permanent',
+      false,
+    ],
+    [
+      'a body that is not valid JSON',
+      { code: 'ERR_BAD_RESPONSE', status: 200, message: 'Unexpected token' },
+      'status',
+      false,
     ],
     ['an invalid URL', { code: 'ERR_INVALID_URL' }, 'permanent', false],
     ['a bad option', { code: 'ERR_BAD_OPTION_VALUE' }, 'permanent', false],
@@ -62,5 +98,16 @@ describe('isRepeatableStatus', () => {
         return isRepeatableStatus(status) === expected;
       }),
     );
+  });
+});
+
+describe('causeCodeOf', () => {
+  it('finds the first code along the cause chain, where fetch keeps the system code', () => {
+    const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    const terminated = new TypeError('terminated', { cause: socket });
+    expect(causeCodeOf({ cause: terminated })).toBe('UND_ERR_SOCKET');
+    expect(causeCodeOf({ cause: { code: 'ECONNREFUSED', cause: socket } })).toBe('ECONNREFUSED');
+    expect(causeCodeOf({ cause: new Error('no code') })).toBeUndefined();
+    expect(causeCodeOf(null)).toBeUndefined();
   });
 });

@@ -200,6 +200,59 @@ describe('onRetry', () => {
   });
 });
 
+describe('onRetry that fails or returns a promise', () => {
+  const failure = new Error('logger down');
+  it.each<[string, () => unknown]>([
+    [
+      'throws',
+      () => {
+        throw failure;
+      },
+    ],
+    ['returns a rejected promise', () => Promise.reject(failure)],
+    [
+      'is async and throws later',
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        throw failure;
+      },
+    ],
+  ])(
+    'a hook that %s rejects the call with its error, clears its timers, sends nothing more',
+    async (_name, onRetry) => {
+      const { client, mock } = mockClient({ onRetry: onRetry as () => void, baseDelayMs: 1000 });
+      mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+      const { error } = await settle(client.get('/items'));
+      expect(error).toBe(failure);
+      expect(jest.getTimerCount()).toBe(0);
+      expect(mock.history.get).toHaveLength(1);
+    },
+  );
+
+  it('waits for the promise of an async hook before it sends the retry', async () => {
+    const { client, mock } = mockClient({
+      onRetry: () => new Promise<void>((resolve) => setTimeout(resolve, 5000)),
+    });
+    mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    const call = client.get('/items');
+    await jest.advanceTimersByTimeAsync(4999);
+    expect(mock.history.get).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1);
+    await expect(call).resolves.toMatchObject({ status: 200 });
+  });
+
+  it('is canceled at once while it waits for the hook', async () => {
+    const controller = new AbortController();
+    const { client, mock } = mockClient({ onRetry: () => new Promise<void>(() => {}) });
+    mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
+    const outcome = client.get('/items', { signal: controller.signal }).catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(1000);
+    controller.abort();
+    expect(axios.isCancel(await outcome)).toBe(true);
+    expect(mock.history.get).toHaveLength(1);
+  });
+});
+
 describe('idempotency keys', () => {
   const keyHeader = (config: { headers?: unknown }) =>
     (config.headers as Record<string, string>)['Idempotency-Key'];
@@ -262,6 +315,35 @@ describe('idempotency keys', () => {
       mock.history.post.map((c) => (c.headers as Record<string, string>)['idempotency-key']),
     ).toEqual(['mine', 'mine']);
     expect(value?.config.retryState?.idempotencyKey).toBe('mine');
+  });
+
+  it("retries a keyed retry answered 409 (the IETF draft's original still in flight), after a backoff", async () => {
+    const { client, mock, events } = mockClient({ idempotencyKey: true });
+    mock
+      .onPost('/charges')
+      .replyOnce(503)
+      .onPost('/charges')
+      .replyOnce(409)
+      .onPost('/charges')
+      .reply(201);
+    const { value } = await settle(client.post('/charges', {}));
+    expect(value?.status).toBe(201);
+    expect(events.map((e) => [e.retryCount, e.delayMs])).toEqual([
+      [1, 50],
+      [2, 100],
+    ]);
+  });
+
+  it.each<[string, number, boolean]>([
+    ['409 to the first attempt of a keyed POST', 409, true],
+    ['422 to a retry of a keyed POST', 422, false],
+  ])('never retries a %s', async (_name, status, first) => {
+    const { client, mock } = mockClient({ idempotencyKey: true });
+    if (!first) mock.onPost('/charges').replyOnce(503);
+    mock.onPost('/charges').reply(status);
+    const error = failureOf(await settle(client.post('/charges', {})));
+    expect(error.config?.retryState?.stopReason).toBe('not-retryable');
+    expect(mock.history.post).toHaveLength(first ? 1 : 2);
   });
 
   it('does not retry a write that carries no key', async () => {

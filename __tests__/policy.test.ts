@@ -383,3 +383,49 @@ describe('decide: the retry budget', () => {
     expect(budget.tryWithdraw).not.toHaveBeenCalled();
   });
 });
+
+describe("decide: the IETF Idempotency-Key draft's 409 (the original still in flight)", () => {
+  const conflict = { status: 409, method: 'POST' };
+  it.each<[string, Partial<AttemptOutcome>, Partial<RetryState>, boolean]>([
+    [
+      'a 409 to a retry of a keyed POST',
+      { ...conflict, hasIdempotencyKey: true },
+      { retryCount: 1 },
+      true,
+    ],
+    [
+      'a 409 to a later retry of a keyed POST',
+      { ...conflict, hasIdempotencyKey: true },
+      { retryCount: 2 },
+      true,
+    ],
+    [
+      'a 409 to the first attempt of a keyed POST',
+      { ...conflict, hasIdempotencyKey: true },
+      {},
+      false,
+    ],
+    ['a 409 to a retry of an unkeyed GET', { status: 409 }, { retryCount: 1 }, false],
+    [
+      'a 422 to a retry of a keyed POST',
+      { ...conflict, status: 422, hasIdempotencyKey: true },
+      { retryCount: 1 },
+      false,
+    ],
+  ])('%s: retried = %s', (_name, given, at, retried) => {
+    const decision = decide(outcome(given), state(at), options(), undefined, NOW);
+    expect(decision.retry).toBe(retried);
+    if (!decision.retry) expect(decision.reason).toBe('not-retryable');
+  });
+
+  it('backs off before it, and shouldRetry still overrules it', () => {
+    const keyed = outcome({ ...conflict, hasIdempotencyKey: true });
+    expect(decide(keyed, state({ retryCount: 1 }), options(), undefined, NOW)).toEqual({
+      retry: true,
+      delayMs: 100, // 0.5 × the second retry's ceiling of 200
+      finalAttempt: false,
+    });
+    const refused = outcome({ ...conflict, hasIdempotencyKey: true, verdict: () => false });
+    expect(decide(refused, state({ retryCount: 1 }), options(), undefined, NOW).retry).toBe(false);
+  });
+});

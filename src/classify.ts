@@ -6,6 +6,8 @@ export interface Failure {
   readonly status?: number | undefined;
   /** The code of the error's cause (axios's fetch adapter keeps the system code there). */
   readonly causeCode?: string | undefined;
+  /** The error's message: axios tells a body cut part-way only by it. */
+  readonly message?: string | undefined;
 }
 
 /**
@@ -41,17 +43,26 @@ const TRANSIENT_CODES = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'EHOSTDOWN',
+  'UND_ERR_SOCKET', // fetch adapter in Node (undici): the socket closed, e.g. part-way through the body
 ]);
+
+// axios's http adapter, when the connection dies (or its idle timeout fires) part-way through the
+// body: the response is attached, its status a success, yet the body is lost.
+const BODY_ABORTED = 'stream has been aborted';
 
 // The connection was never made, or the host never found: the server cannot have seen the request.
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function classifyFailure(failure: Failure): Classification {
   if (failure.code === CANCELED) return { kind: 'canceled', neverSent: false };
-  if (failure.status !== undefined) return { kind: 'status', neverSent: false };
   const codes = [failure.code, failure.causeCode].filter((code): code is string => !!code);
+  // A fault of the connection is transient even after the status line arrived (a body cut short).
+  const transient =
+    codes.some((code) => TRANSIENT_CODES.has(code)) ||
+    (failure.code === 'ERR_BAD_RESPONSE' && failure.message === BODY_ABORTED);
+  if (failure.status !== undefined && !transient) return { kind: 'status', neverSent: false };
   return {
-    kind: codes.some((code) => TRANSIENT_CODES.has(code)) ? 'transient' : 'permanent',
+    kind: transient ? 'transient' : 'permanent',
     neverSent: codes.some((code) => NEVER_SENT_CODES.has(code)),
   };
 }
@@ -59,4 +70,16 @@ export function classifyFailure(failure: Failure): Classification {
 /** Status codes that may succeed on a repeat; every other 4xx fails the same way every time. */
 export function isRepeatableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** The first code along an error's `cause` chain (fetch keeps the system's code a level down). */
+export function causeCodeOf(error: unknown): string | undefined {
+  let cause = (error as { cause?: unknown } | null)?.cause as
+    | { code?: unknown; cause?: unknown }
+    | undefined;
+  for (let depth = 0; cause && depth < 4; depth++) {
+    if (typeof cause.code === 'string') return cause.code;
+    cause = cause.cause as typeof cause;
+  }
+  return undefined;
 }

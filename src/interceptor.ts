@@ -4,16 +4,19 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
+import { boundAttempt, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
-import { classifyFailure } from './classify';
+import { causeCodeOf, classifyFailure } from './classify';
 import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
+import { MAX_TIMER_MS } from './long-timer';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { originOf } from './origin';
 import { type AttemptOutcome, decide } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
+import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
@@ -40,7 +43,10 @@ function newState(now: number, idempotencyKey: string | undefined): RetryState {
   };
 }
 
-/** Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot hold it. */
+/**
+ * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot
+ * hold it, and bounds the whole attempt (a body that drips in included) by the same time.
+ */
 function clampToDeadline(
   config: InternalAxiosRequestConfig,
   options: ResolvedOptions | false,
@@ -50,7 +56,10 @@ function clampToDeadline(
   if (!options || options.deadlineMs === undefined) return;
   // axios reads a timeout of 0 as "none": never go below 1 ms.
   const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-  config.timeout = config.timeout ? Math.min(config.timeout, remaining) : remaining;
+  // A longer timeout would overflow the runtime's timer and fire at once; the bound still holds.
+  const timeout = Math.min(remaining, MAX_TIMER_MS);
+  config.timeout = config.timeout ? Math.min(config.timeout, timeout) : timeout;
+  boundAttempt(config, remaining);
 }
 
 function outcomeOf(
@@ -68,7 +77,8 @@ function outcomeOf(
     classification: classifyFailure({
       code: failure.code,
       status,
-      causeCode: (failure.cause as { code?: string } | undefined)?.code,
+      causeCode: causeCodeOf(failure),
+      message: failure.message,
     }),
     status,
     rateLimitResetMs: signals?.rateLimit?.resetMs,
@@ -101,6 +111,8 @@ interface RetryHandlers {
    * budget, clamps the timeout. (A retry, which already has its state, was clamped by onError.)
    */
   onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
+  /** Response side, first attempt: ends the attempt's deadline bound. */
+  onResponse(response: AxiosResponse): AxiosResponse;
   /** Response-error side: stops with a reason, or sleeps and sends the call again, until it settles. */
   onError(error: unknown): Promise<AxiosResponse>;
 }
@@ -163,6 +175,11 @@ function createRetryHandlers(
       return config;
     },
 
+    onResponse(response) {
+      settleAttempt(response.config);
+      return response;
+    },
+
     async onError(error) {
       if (!isFailedAttempt(error)) throw notAnErrorProblem(error) ?? error;
       let failure = error;
@@ -185,12 +202,16 @@ function createRetryHandlers(
       let lastAttempt: FailedAttempt | undefined;
       for (;;) {
         const { config } = failure;
+        const deadlineCut = settleAttempt(config);
         // The gate held the attempt back (open breaker, or no slot before the deadline): nothing
         // was sent. A retry stopped so keeps the error of the attempt before it.
         const gateStop = gateStopOf(failure);
         if (gateStop) {
           const last = lastAttempt ?? failure;
           throw stopped(last, last.config, state, gateStop);
+        }
+        if (deadlineCut) {
+          throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
         }
         const decision = decide(
           outcomeOf(failure, callOptions, state, control),
@@ -209,6 +230,7 @@ function createRetryHandlers(
           ...(finalAttempt ? { finalAttempt } : {}),
         };
         const current = failure;
+        releaseResponse(current);
         await sleep(
           delayMs,
           cancellationOf(config),
@@ -223,9 +245,17 @@ function createRetryHandlers(
         clampToDeadline(retryConfig, callOptions, next, Date.now());
         gate(retryConfig, callOptions);
         try {
-          return await reissue(retryConfig);
+          const response = await reissue(retryConfig);
+          // axios merged the retry's config into a new one: settle that (the caller's signal back
+          // on the config the caller sees), and this one if another interceptor swapped the signal.
+          settleAttempt(response.config);
+          settleAttempt(retryConfig);
+          return response;
         } catch (retryError) {
-          if (!isFailedAttempt(retryError)) throw retryError;
+          if (!isFailedAttempt(retryError)) {
+            settleAttempt(retryConfig);
+            throw retryError;
+          }
           lastAttempt = failure;
           failure = retryError;
           // The gate may have added to it how long the retry waited.
@@ -267,7 +297,7 @@ export function attachRetry(instance: AxiosInstance, options?: RetryOptions): ()
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
   });
-  const responseId = instance.interceptors.response.use(undefined, handlers.onError);
+  const responseId = instance.interceptors.response.use(handlers.onResponse, handlers.onError);
   return () => {
     instance.interceptors.request.eject(requestId);
     instance.interceptors.response.eject(responseId);

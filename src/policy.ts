@@ -1,6 +1,7 @@
 import { fullJitterDelay } from './backoff';
 import type { RetryBudget } from './budget';
 import type { Classification } from './classify';
+import { isInFlightConflict } from './in-flight-conflict';
 import type { ResolvedOptions } from './options';
 import { retryAfterMs } from './retry-after';
 import type { RetryState, StopReason } from './types';
@@ -31,13 +32,20 @@ export type Decision =
 const stop = (reason: StopReason): Decision => ({ retry: false, reason });
 
 /** The default rule: is this failure worth repeating at all? */
-function isRepeatable(outcome: AttemptOutcome, options: ResolvedOptions): boolean {
+function isRepeatable(
+  outcome: AttemptOutcome,
+  options: ResolvedOptions,
+  retryCount: number,
+): boolean {
   const { classification, status, method, hasIdempotencyKey } = outcome;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
   switch (classification.kind) {
     case 'status':
-      return status !== undefined && options.statusCodes.includes(status) && safeToRepeat;
+      return (
+        (status !== undefined && options.statusCodes.includes(status) && safeToRepeat) ||
+        isInFlightConflict(status, hasIdempotencyKey, retryCount)
+      );
     case 'transient':
       return classification.neverSent || safeToRepeat;
     default:
@@ -82,9 +90,15 @@ export function decide(
   // A limit stops the call whatever `shouldRetry` would answer, so it is not asked; without it,
   // a failure the default rule never repeats still stops as `not-retryable`.
   if (limit) {
-    return stop(options.shouldRetry || isRepeatable(outcome, options) ? limit : 'not-retryable');
+    return stop(
+      options.shouldRetry || isRepeatable(outcome, options, state.retryCount)
+        ? limit
+        : 'not-retryable',
+    );
   }
-  if (!(outcome.verdict() ?? isRepeatable(outcome, options))) return stop('not-retryable');
+  if (!(outcome.verdict() ?? isRepeatable(outcome, options, state.retryCount))) {
+    return stop('not-retryable');
+  }
 
   const asked =
     retryAfterMs(outcome.retryAfter, outcome.responseDate, now) ?? outcome.rateLimitResetMs;

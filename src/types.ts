@@ -195,7 +195,11 @@ export interface RequestRetryOptions {
    * @default false
    */
   idempotencyKey?: boolean | IdempotencyKeyOptions;
-  /** Called before each sleep. Its return value is ignored. */
+  /**
+   * Called before each sleep. A promise it returns is waited for: the retry is sent once the
+   * delay has passed and the promise has settled. If it throws or its promise rejects, the call
+   * rejects with that error at once and sends nothing more.
+   */
   onRetry?: (event: RetryEvent) => void;
 }
 
