@@ -73,7 +73,9 @@ describe('createLoadControl', () => {
     const c = control({ circuitBreaker: false });
     // A herd: 15 sent at once, 5 served, 10 answered 503.
     const herd = Array.from({ length: 15 }, () => passOf(c.admit(O, 0, Infinity)).pass);
-    herd.forEach((pass, i) => c.settle(pass, 20, { failed: i >= 5, status: i >= 5 ? 503 : 200 }));
+    for (const [i, pass] of herd.entries()) {
+      c.settle(pass, 20, { failed: i >= 5, status: i >= 5 ? 503 : 200 });
+    }
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(40); // 5 per 100 ms
   });
@@ -81,7 +83,9 @@ describe('createLoadControl', () => {
   it('does not take a few 503s among the first attempts for an overload', () => {
     const c = control({ circuitBreaker: false });
     const first = Array.from({ length: 5 }, () => passOf(c.admit(O, 0, Infinity)).pass);
-    first.forEach((pass, i) => c.settle(pass, 20, { failed: i >= 2, status: i >= 2 ? 503 : 200 }));
+    for (const [i, pass] of first.entries()) {
+      c.settle(pass, 20, { failed: i >= 2, status: i >= 2 ? 503 : 200 });
+    }
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
   });
