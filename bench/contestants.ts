@@ -1,7 +1,7 @@
 import type { AxiosInstance } from 'axios';
 import axiosRetry from 'axios-retry';
 import * as rax from 'retry-axios';
-import { attachRetry } from '../src';
+import { attachRetry, type CircuitStateChange } from '../src';
 import { attachNaiveRetry } from './naive-retry-interceptor';
 
 /** What a scenario asks of every contestant. */
@@ -11,6 +11,12 @@ export interface RetrySettings {
   readonly deadlineMs?: number;
   /** The seeded jitter source (peers read it through `Math.random`, which the bench replaces). */
   readonly random: () => number;
+  /**
+   * Told of every circuit-breaker transition, so the bench can count how often it opened. Our
+   * contestants with the breaker on pass it as `circuitBreaker: { onStateChange }` and nothing
+   * else, so the breaker keeps every default.
+   */
+  readonly onCircuitStateChange?: (event: CircuitStateChange) => void;
 }
 
 export type ContestantKind = 'baseline' | 'peer' | 'ours';
@@ -24,10 +30,12 @@ export interface Contestant {
 }
 
 function ourOptions(settings: RetrySettings) {
+  const onStateChange = settings.onCircuitStateChange;
   return {
     retries: settings.retries,
     random: settings.random,
     ...(settings.deadlineMs === undefined ? {} : { deadlineMs: settings.deadlineMs }),
+    ...(onStateChange === undefined ? {} : { circuitBreaker: { onStateChange } }),
   };
 }
 
@@ -104,3 +112,31 @@ export const contestants: readonly Contestant[] = [
     },
   },
 ];
+
+/** The defaults without the circuit breaker: only in the scenarios that compare against it. */
+export const breakerOff: Contestant = {
+  name: 'axios-safe-retry, breaker off',
+  kind: 'ours',
+  describe: (s) => ourDescription(s, ', circuitBreaker: false'),
+  attach: (instance, s) => {
+    attachRetry(instance, { ...ourOptions(s), circuitBreaker: false });
+  },
+};
+
+/** The defaults without adaptive pacing: only in the scenarios that compare against it. */
+export const pacingOff: Contestant = {
+  name: 'axios-safe-retry, pacing off',
+  kind: 'ours',
+  describe: (s) => ourDescription(s, ', pacing: false'),
+  attach: (instance, s) => {
+    attachRetry(instance, { ...ourOptions(s), pacing: false });
+  },
+};
+
+/** Every contestant of some scenario, for the list in BENCHMARKS.md. */
+export const allContestants: readonly Contestant[] = [...contestants, breakerOff, pacingOff];
+
+/** The default contestants plus `extra`, each right after the defaults' variants. */
+export function withVariants(...extra: readonly Contestant[]): readonly Contestant[] {
+  return [...contestants, ...extra];
+}

@@ -27,6 +27,15 @@ const clients: ReadonlyArray<{ name: string; make: () => AxiosInstance }> = [
     },
   },
   {
+    // What the per-origin load control costs on the success path (reported, no target).
+    name: 'axios-safe-retry, breaker and pacing off',
+    make: () => {
+      const instance = axios.create({ adapter: okAdapter });
+      attachRetry(instance, { circuitBreaker: false, pacing: false });
+      return instance;
+    },
+  },
+  {
     name: 'axios-retry 4.5',
     make: () => {
       const instance = axios.create({ adapter: okAdapter });

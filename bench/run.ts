@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contestants } from './contestants';
+import { allContestants } from './contestants';
 import { measureOverhead, type OverheadResult } from './overhead';
 import { describeEnvironment } from './report/environment';
 import { fixed } from './report/format';
@@ -10,7 +10,9 @@ import { renderTextTable } from './report/table';
 import { contentionHerd } from './scenarios/contention-herd';
 import { failover } from './scenarios/failover';
 import { fullOutage } from './scenarios/full-outage';
-import { rateLimitedJob } from './scenarios/rate-limited-job';
+import { partialFailure } from './scenarios/partial-failure';
+import { quotaWithHeaders } from './scenarios/quota-with-headers';
+import { rateLimitedJob, rateLimitedJobAllAtOnce } from './scenarios/rate-limited-job';
 import type { ScenarioReport, TargetCheck } from './scenarios/scenario';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -57,7 +59,15 @@ async function main(): Promise<void> {
   // `npm run bench -- failover herd`: only the scenarios whose function name matches, printed
   // but not written (BENCHMARKS.md always holds a whole run).
   const only = process.argv.slice(2).map((name) => name.toLowerCase());
-  const all = [contentionHerd, fullOutage, failover, rateLimitedJob];
+  const all = [
+    contentionHerd,
+    fullOutage,
+    partialFailure,
+    failover,
+    rateLimitedJob,
+    rateLimitedJobAllAtOnce,
+    quotaWithHeaders,
+  ];
   const chosen = all.filter(
     (s) => !only.length || only.some((n) => s.name.toLowerCase().includes(n)),
   );
@@ -84,7 +94,7 @@ async function main(): Promise<void> {
     join(REPO_ROOT, 'BENCHMARKS.md'),
     renderBenchmarksMarkdown({
       environment,
-      contestants,
+      contestants: allContestants,
       scenarios,
       overhead: { table: overhead.table, targets },
       realSeconds,

@@ -20,3 +20,8 @@ export function fixed(value: number, digits = 2): string {
 export function integer(value: number): string {
   return String(Math.round(value));
 }
+
+/** 0.9912 → "99.12%" (`digits` after the point). */
+export function percent(share: number, digits = 2): string {
+  return `${(share * 100).toFixed(digits)}%`;
+}

@@ -11,6 +11,8 @@ export interface ArrivalChart {
   readonly shade?: { readonly fromMs: number; readonly toMs: number; readonly label: string };
   /** A dashed horizontal reference, e.g. the server's capacity per bin. */
   readonly reference?: { readonly value: number; readonly label: string };
+  /** Cut the shared y axis here (a burst would flatten the rest); a cut bin is labelled. */
+  readonly yCap?: number;
 }
 
 const WIDTH = 960;
@@ -23,11 +25,9 @@ const AXIS_HEIGHT = 34;
 
 export function renderArrivalChart(chart: ArrivalChart): string {
   const binCount = Math.max(1, ...chart.series.map((series) => series.bins.length));
-  const yMax = Math.max(
-    1,
-    chart.reference?.value ?? 0,
-    ...chart.series.flatMap((series) => series.bins),
-  );
+  const yMax =
+    chart.yCap ??
+    Math.max(1, chart.reference?.value ?? 0, ...chart.series.flatMap((series) => series.bins));
   const plotWidth = WIDTH - LEFT - RIGHT;
   const height = TOP + chart.series.length * (PANEL_HEIGHT + PANEL_GAP) + AXIS_HEIGHT;
   const x = (bin: number): number => LEFT + (bin / binCount) * plotWidth;
@@ -40,7 +40,8 @@ export function renderArrivalChart(chart: ArrivalChart): string {
 
   chart.series.forEach((series, index) => {
     const top = TOP + index * (PANEL_HEIGHT + PANEL_GAP);
-    const y = (value: number): number => top + PANEL_HEIGHT - (value / yMax) * PANEL_HEIGHT;
+    const y = (value: number): number =>
+      top + PANEL_HEIGHT - (Math.min(value, yMax) / yMax) * PANEL_HEIGHT;
     parts.push(
       `<rect x="${LEFT}" y="${top}" width="${plotWidth}" height="${PANEL_HEIGHT}" fill="#f7f7f9" stroke="#ddd"/>`,
     );
@@ -68,6 +69,14 @@ export function renderArrivalChart(chart: ArrivalChart): string {
     parts.push(
       `<polygon points="${points.join(' ')}" fill="#4f7cc4" fill-opacity="0.35" stroke="#2d5aa0" stroke-width="1"/>`,
     );
+    let labelledUpTo = Number.NEGATIVE_INFINITY; // labels of neighbouring cut bins must not overlap
+    series.bins.forEach((value, bin) => {
+      if (value <= yMax || x(bin) < labelledUpTo) return;
+      labelledUpTo = x(bin) + 6 * String(value).length + 6;
+      parts.push(
+        `<text x="${(x(bin) + 3).toFixed(1)}" y="${top + 24}" fill="#2d5aa0" font-size="10">${value}</text>`,
+      );
+    });
     parts.push(
       `<text x="${LEFT - 8}" y="${top + PANEL_HEIGHT / 2 + 4}" text-anchor="end">${escapeXml(series.name)}</text>`,
     );
@@ -84,7 +93,7 @@ export function renderArrivalChart(chart: ArrivalChart): string {
     parts.push(`<text x="${tx}" y="${axisY + 6}" text-anchor="middle">${atMs / 1000} s</text>`);
   }
   const legend = [
-    `arrivals at the server per ${chart.binMs} ms (panels share the y scale, 0–${yMax})`,
+    `arrivals at the server per ${chart.binMs} ms (panels share the y scale, 0–${yMax}${chart.yCap === undefined ? '' : ', taller bins cut and labelled'})`,
     chart.reference ? `dashed: ${chart.reference.label}` : '',
     chart.shade ? `shaded: ${chart.shade.label}` : '',
   ]

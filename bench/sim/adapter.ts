@@ -30,7 +30,7 @@ export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAda
         if (settled) return;
         settled = true;
         for (const cleanup of cleanups) cleanup();
-        log.record({ atMs: arrivedAtMs, outcome: outcomeLabel(outcome) });
+        log.record({ atMs: arrivedAtMs, outcome: outcomeLabel(outcome), ...callIdOf(config) });
         settle(outcome, config, request, resolve, reject);
       };
 
@@ -46,6 +46,15 @@ export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAda
       }
       server.handle().then(finish);
     });
+}
+
+/** The bench stamps each call's requests with `x-bench-call: <n>`; retries keep the header. */
+export const CALL_ID_HEADER = 'x-bench-call';
+
+function callIdOf(config: InternalAxiosRequestConfig): { callId?: number } {
+  const headers = config.headers as { get?: (name: string) => unknown } | undefined;
+  const value = Number(headers?.get?.(CALL_ID_HEADER));
+  return Number.isInteger(value) ? { callId: value } : {};
 }
 
 function outcomeLabel(outcome: ServerOutcome | 'timeout' | 'canceled') {

@@ -111,3 +111,78 @@ export function failoverServer(options: FailoverOptions): ServerModel {
     },
   };
 }
+
+/** A dependency that answers 503 (no Retry-After) to a random share of requests, 200 otherwise. */
+export function randomFailureServer(options: {
+  readonly failureRatio: number;
+  readonly latencyMs: number;
+  /** The server's own seeded draw, independent of the contestants' jitter. */
+  readonly random: () => number;
+}): ServerModel {
+  return {
+    handle: () =>
+      answerAfter(options.latencyMs, {
+        kind: 'response',
+        status: options.random() < options.failureRatio ? 503 : 200,
+      }),
+  };
+}
+
+/** How a quota server spells its rate-limit headers. */
+export type RateLimitHeaderStyle = 'draft-7' | 'x-ratelimit';
+
+export interface QuotaOptions {
+  /** Requests allowed per window. */
+  readonly limit: number;
+  readonly windowMs: number;
+  readonly latencyMs: number;
+  readonly style: RateLimitHeaderStyle;
+}
+
+/** The rate-limit headers of one response, as express-rate-limit writes them. */
+function rateLimitHeaders(
+  style: RateLimitHeaderStyle,
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+): Record<string, string> {
+  return style === 'draft-7'
+    ? { ratelimit: `limit=${limit}, remaining=${remaining}, reset=${resetSeconds}` }
+    : {
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(resetSeconds),
+      };
+}
+
+/**
+ * A fixed-window rate limiter that says where the quota stands on every response, 200 and 429
+ * alike (as express-rate-limit does): the limit, what is left after this request, and the whole
+ * seconds until the window ends. A request past the limit is answered 429 with Retry-After too.
+ */
+export function quotaServer(options: QuotaOptions): ServerModel {
+  let currentWindow = -1;
+  let hits = 0;
+  return {
+    handle() {
+      const now = virtualNow();
+      const window = Math.floor(now / options.windowMs);
+      if (window !== currentWindow) {
+        currentWindow = window;
+        hits = 0;
+      }
+      hits += 1;
+      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * options.windowMs - now) / 1000));
+      const remaining = Math.max(0, options.limit - hits);
+      const headers = rateLimitHeaders(options.style, options.limit, remaining, resetSeconds);
+      if (hits <= options.limit) {
+        return answerAfter(options.latencyMs, { kind: 'response', status: 200, headers });
+      }
+      return answerAfter(options.latencyMs, {
+        kind: 'response',
+        status: 429,
+        headers: { ...headers, 'retry-after': String(resetSeconds) },
+      });
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import axios, { isAxiosError } from 'axios';
+import type { CircuitStateChange } from '../../src';
 import type { Contestant, RetrySettings } from '../contestants';
-import { simulatedAdapter } from './adapter';
+import { CALL_ID_HEADER, simulatedAdapter } from './adapter';
 import { runInVirtualTime, virtualNow } from './clock';
 import { mulberry32, withMathRandom } from './prng';
 import type { ServerModel } from './server-model';
@@ -14,12 +15,16 @@ export interface CallRecord {
   readonly ok: boolean;
   /** The axios error code (or HTTP status) the call failed with. */
   readonly failure?: string;
+  /** Sent as the `x-bench-call` header, so the traffic log can tell calls apart. */
+  readonly id: number;
 }
 
 export interface SimulationResult {
   readonly contestant: Contestant;
   readonly calls: readonly CallRecord[];
   readonly traffic: TrafficLog;
+  /** Every circuit-breaker transition (our contestants with the breaker on; empty otherwise). */
+  readonly circuitEvents: readonly CircuitStateChange[];
 }
 
 export interface SimulationSpec {
@@ -58,16 +63,24 @@ function runSimulation(
     runInVirtualTime(async () => {
       const traffic = new TrafficLog();
       const instance = axios.create({ adapter: simulatedAdapter(spec.server(), traffic) });
-      contestant.attach(instance, { ...spec.settings, random });
+      const circuitEvents: CircuitStateChange[] = [];
+      contestant.attach(instance, {
+        ...spec.settings,
+        random,
+        onCircuitStateChange: (event) => circuitEvents.push(event),
+      });
       const calls: CallRecord[] = [];
+      let nextId = 0;
       await spec.workload(async () => {
         const startedAtMs = virtualNow();
+        const id = nextId++;
         try {
-          await instance.get('/resource');
-          calls.push({ startedAtMs, settledAtMs: virtualNow(), ok: true });
+          await instance.get('/resource', { headers: { [CALL_ID_HEADER]: String(id) } });
+          calls.push({ id, startedAtMs, settledAtMs: virtualNow(), ok: true });
           return true;
         } catch (error) {
           calls.push({
+            id,
             startedAtMs,
             settledAtMs: virtualNow(),
             ok: false,
@@ -76,7 +89,7 @@ function runSimulation(
           return false;
         }
       });
-      return { contestant, calls, traffic };
+      return { contestant, calls, traffic, circuitEvents };
     }),
   );
 }

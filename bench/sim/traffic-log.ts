@@ -4,6 +4,8 @@ export interface Arrival {
   readonly atMs: number;
   /** The HTTP status answered, or the axios error code of a connection failure. */
   readonly outcome: number | 'ECONNREFUSED' | 'ECONNRESET' | 'ECONNABORTED' | 'ERR_CANCELED';
+  /** The call it belongs to (the bench's `x-bench-call` header), if the request carried one. */
+  readonly callId?: number;
 }
 
 export class TrafficLog {
@@ -17,9 +19,18 @@ export class TrafficLog {
     return this.arrivals.filter((arrival) => arrival.outcome === outcome).length;
   }
 
+  /** How many distinct calls met `outcome` at least once. */
+  callsThatMet(outcome: Arrival['outcome']): number {
+    const calls = new Set<number | undefined>();
+    for (const arrival of this.arrivals) if (arrival.outcome === outcome) calls.add(arrival.callId);
+    return calls.size;
+  }
+
   /** Arrivals per bin of `binMs`, from 0 up to `untilMs` (or the last arrival). */
   histogram(binMs: number, untilMs?: number): number[] {
-    const lastMs = untilMs ?? Math.max(0, ...this.arrivals.map((arrival) => arrival.atMs));
+    let lastMs = untilMs ?? 0;
+    if (untilMs === undefined)
+      for (const { atMs } of this.arrivals) lastMs = Math.max(lastMs, atMs);
     const bins = new Array<number>(Math.floor(lastMs / binMs) + 1).fill(0);
     for (const { atMs } of this.arrivals) {
       const bin = Math.floor(atMs / binMs);

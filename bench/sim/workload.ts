@@ -11,13 +11,16 @@ export type Workload = (call: Call) => Promise<void>;
  * Starts are scheduled one at a time, not all up front: fake-timers looks through every
  * pending timer at each step.
  */
-export function openLoop(startTimesMs: readonly number[]): Workload {
+export function openLoop(
+  startTimesMs: readonly number[],
+  job: (call: Call) => Promise<boolean> = (call) => call(),
+): Workload {
   return async (call) => {
     const calls: Promise<boolean>[] = [];
     for (const atMs of startTimesMs) {
       const waitMs = atMs - virtualNow();
       if (waitMs > 0) await delay(waitMs);
-      calls.push(call());
+      calls.push(job(call));
     }
     await Promise.all(calls);
   };
@@ -44,4 +47,18 @@ export function closedLoop(total: number, concurrency: number, maxCallsPerJob = 
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
   };
+}
+
+/**
+ * Open loop with re-issue: one job at each start time; a job whose call fails is called again
+ * at once (the job must finish), up to `maxCallsPerJob` calls, as in `closedLoop`.
+ */
+export function openLoopUntilDone(
+  startTimesMs: readonly number[],
+  maxCallsPerJob = 1_000,
+): Workload {
+  return openLoop(startTimesMs, async (call) => {
+    for (let calls = 1; !(await call()) && calls < maxCallsPerJob; calls += 1) {}
+    return true;
+  });
 }
