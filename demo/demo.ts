@@ -4,6 +4,7 @@
  */
 import { bold, dim, green, heading, print, red, seconds } from './log';
 import { ambiguousWrite } from './stories/ambiguous-write';
+import { dependencyDies } from './stories/dependency-dies';
 import { failoverBlip } from './stories/failover-blip';
 import { rateLimited } from './stories/rate-limited';
 import { riding503s } from './stories/riding-503s';
@@ -15,7 +16,13 @@ import { StoryReport } from './story-report';
 // bunches timers that should be spread out. V8's own stack traces are enough for a demo.
 Reflect.deleteProperty(Error, 'prepareStackTrace');
 
-const stories: readonly Story[] = [riding503s, failoverBlip, rateLimited, ambiguousWrite];
+const stories: readonly Story[] = [
+  riding503s,
+  failoverBlip,
+  dependencyDies,
+  rateLimited,
+  ambiguousWrite,
+];
 /** If something still holds the event loop this long after the last story, the demo leaked it. */
 const exitGraceMs = 3000;
 

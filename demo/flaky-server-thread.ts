@@ -5,7 +5,10 @@
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { FlakyServer } from './flaky-server';
 
-type Command = { readonly kind: 'blip'; readonly durationMs: number } | { readonly kind: 'close' };
+type Command =
+  | { readonly kind: 'blip'; readonly durationMs: number }
+  | { readonly kind: 'collect' }
+  | { readonly kind: 'close' };
 
 /** Messages from the worker; times are epoch milliseconds (`performance.timeOrigin + now()`), shared by both threads. */
 type Report =
@@ -13,6 +16,7 @@ type Report =
   | { readonly kind: 'down'; readonly droppedConnections: number; readonly at: number }
   | { readonly kind: 'up'; readonly at: number }
   | { readonly kind: 'failed'; readonly error: string }
+  | { readonly kind: 'collected'; readonly arrivals: readonly number[] }
   | { readonly kind: 'closed'; readonly arrivals: readonly number[] };
 
 export interface Blip {
@@ -28,7 +32,12 @@ export interface FlakyServerThread {
   readonly address: string;
   /** Stops listening and drops open connections now, then listens again after `durationMs`. */
   blip(durationMs: number): Promise<Blip>;
-  /** Stops the server and the thread; returns the arrival times, in this thread's `performance.now()` ms. */
+  /**
+   * Returns the arrival times recorded since the start (or the last call), in this thread's
+   * `performance.now()` ms, and forgets them: one server can serve several runs in turn.
+   */
+  collect(): Promise<number[]>;
+  /** Stops the server and the thread; returns the arrival times not collected yet, in this thread's `performance.now()` ms. */
   close(): Promise<number[]>;
 }
 
@@ -74,6 +83,12 @@ export async function startFlakyServerThread(): Promise<FlakyServerThread> {
         backUpAt: up.then((report) => fromEpoch(report.at)),
       };
     },
+    async collect() {
+      const collected = next('collected');
+      send({ kind: 'collect' });
+      const { arrivals } = await collected;
+      return arrivals.map(fromEpoch);
+    },
     async close() {
       const closed = next('closed');
       send({ kind: 'close' });
@@ -89,9 +104,12 @@ async function serveInWorker(port: NonNullable<typeof parentPort>): Promise<void
   const server = await FlakyServer.start((_request, response) => response.end('{"ok":true}'));
   port.on('message', async (command: Command) => {
     try {
-      if (command.kind === 'close') {
-        await server.close();
-        report({ kind: 'closed', arrivals: server.arrivals.map(toEpoch) });
+      if (command.kind === 'collect' || command.kind === 'close') {
+        if (command.kind === 'close') await server.close();
+        const arrivals = server.arrivals.splice(0).map(toEpoch);
+        report(
+          command.kind === 'close' ? { kind: 'closed', arrivals } : { kind: 'collected', arrivals },
+        );
         return;
       }
       const downAt = performance.now();

@@ -6,10 +6,32 @@ export interface TimelinePanel {
   readonly title: string;
   /** When each request reached the server, in ms since the panel's time zero. Drawn as bars. */
   readonly arrivalsMs: readonly number[];
+  /**
+   * The arrivals the server turned away (a 429, a 503), a subset of `arrivalsMs`: drawn in red at
+   * the foot of their bars.
+   */
+  readonly rejectedMs?: readonly number[];
   /** When each attempt left the client (refused ones too), in ms since time zero. Drawn as a line. */
-  readonly attemptsMs: readonly number[];
-  /** The span during which the server refused connections, in ms since time zero. */
-  readonly downMs: readonly [number, number];
+  readonly attemptsMs?: readonly number[];
+  /** Spans shaded behind the bars (the server down, a breaker open), in ms since time zero. */
+  readonly spans?: readonly Span[];
+  /** A horizontal line at this many requests per bucket (the server's limit). */
+  readonly limitPerBucket?: number;
+  /** Short notes drawn at the top of the panel at their time (a breaker event). */
+  readonly marks?: readonly Mark[];
+}
+
+export interface Span {
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly label: string;
+  /** `down`: red (the server cannot serve); `held`: amber (the client holds its calls). */
+  readonly kind: 'down' | 'held';
+}
+
+export interface Mark {
+  readonly atMs: number;
+  readonly label: string;
 }
 
 export interface TimelineChart {
@@ -23,8 +45,14 @@ const panelHeight = 230;
 const margin = { left: 56, right: 16, top: 84, panelGap: 64, bottom: 40 };
 const colours = {
   arrivals: '#2563eb',
+  rejected: '#dc2626',
   attempts: '#ea580c',
+  limit: '#16a34a',
   down: '#fee2e2',
+  downText: '#b91c1c',
+  held: '#fef3c7',
+  heldText: '#92400e',
+  mark: '#6b7280',
   axis: '#374151',
   grid: '#e5e7eb',
 };
@@ -46,15 +74,23 @@ export function countPerBucket(
 export function renderTimelineChart(chart: TimelineChart): string {
   const lastMs = Math.max(
     1,
-    ...chart.panels.flatMap((panel) => [...panel.arrivalsMs, ...panel.attemptsMs]),
+    ...chart.panels.flatMap((panel) => [...panel.arrivalsMs, ...(panel.attemptsMs ?? [])]),
   );
-  const buckets = Math.ceil(lastMs / chart.bucketMs) + 1;
+  const buckets = Math.ceil(lastMs / chart.bucketMs) + (chart.bucketMs >= 1000 ? 0 : 1);
   const series = chart.panels.map((panel) => ({
     panel,
     arrivals: countPerBucket(panel.arrivalsMs, chart.bucketMs, buckets),
-    attempts: countPerBucket(panel.attemptsMs, chart.bucketMs, buckets),
+    rejected: countPerBucket(panel.rejectedMs ?? [], chart.bucketMs, buckets),
+    attempts: panel.attemptsMs && countPerBucket(panel.attemptsMs, chart.bucketMs, buckets),
   }));
-  const highest = Math.max(1, ...series.flatMap((s) => [...s.arrivals, ...s.attempts]));
+  const highest = Math.max(
+    1,
+    ...series.flatMap((s) => [
+      ...s.arrivals,
+      ...(s.attempts ?? []),
+      (s.panel.limitPerBucket ?? 0) * 1.1,
+    ]),
+  );
   const yStep = niceStep(highest / 5, 1);
   const yMax = Math.ceil(highest / yStep) * yStep;
   const plotWidth = width - margin.left - margin.right;
@@ -70,38 +106,64 @@ export function renderTimelineChart(chart: TimelineChart): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
     `<text x="${margin.left}" y="24" font-size="16" font-weight="bold">${escapeXml(chart.title)}</text>`,
-    legend(margin.left, 48, chart.bucketMs),
+    legend(margin.left, 48, chart),
   ];
-  series.forEach(({ panel, arrivals, attempts }, index) => {
+  series.forEach(({ panel, arrivals, rejected, attempts }, index) => {
     const top = margin.top + index * (panelHeight + margin.panelGap);
     const bottom = top + panelHeight;
     const y = (count: number): number => bottom - (count / yMax) * panelHeight;
     parts.push(
       `<text x="${margin.left}" y="${top - 8}" font-weight="bold">${escapeXml(panel.title)}</text>`,
     );
-    parts.push(
-      `<rect x="${f(x(panel.downMs[0]))}" y="${top}" width="${f(x(panel.downMs[1]) - x(panel.downMs[0]))}" height="${panelHeight}" fill="${colours.down}"/>`,
-      `<text x="${f(x(panel.downMs[0]) + 4)}" y="${top + 14}" fill="#b91c1c">server down: connections refused</text>`,
-    );
+    for (const span of panel.spans ?? []) {
+      const down = span.kind === 'down';
+      parts.push(
+        `<rect x="${f(x(span.fromMs))}" y="${top}" width="${f(Math.max(0, x(span.toMs) - x(span.fromMs)))}" height="${panelHeight}" fill="${down ? colours.down : colours.held}"/>`,
+        `<text x="${f(x(span.fromMs) + 4)}" y="${top + (down ? 14 : 28)}" fill="${down ? colours.downText : colours.heldText}">${escapeXml(span.label)}</text>`,
+      );
+    }
     for (let tick = 0; tick <= yMax; tick += yStep) {
       parts.push(
         `<line x1="${margin.left}" x2="${width - margin.right}" y1="${f(y(tick))}" y2="${f(y(tick))}" stroke="${colours.grid}"/>`,
         `<text x="${margin.left - 6}" y="${f(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
       );
     }
+    for (const mark of panel.marks ?? []) {
+      parts.push(
+        `<line x1="${f(x(mark.atMs))}" x2="${f(x(mark.atMs))}" y1="${top + 34}" y2="${bottom}" stroke="${colours.mark}" stroke-dasharray="2 3"/>`,
+        `<text x="${f(x(mark.atMs) + 3)}" y="${top + 44}" fill="${colours.mark}" font-size="10">${escapeXml(mark.label)}</text>`,
+      );
+    }
+    const span = (bucket: number): string =>
+      `${bucket * chart.bucketMs}–${(bucket + 1) * chart.bucketMs} ms`;
     arrivals.forEach((count, bucket) => {
       if (count === 0) return;
+      const turnedAway = rejected[bucket] ?? 0;
       parts.push(
-        `<rect x="${f(x(bucket * chart.bucketMs))}" y="${f(y(count))}" width="${f(Math.max(1, barWidth - 1))}" height="${f(bottom - y(count))}" fill="${colours.arrivals}"><title>${count} arrivals at ${bucket * chart.bucketMs}–${(bucket + 1) * chart.bucketMs} ms</title></rect>`,
+        `<rect x="${f(x(bucket * chart.bucketMs))}" y="${f(y(count))}" width="${f(Math.max(1, barWidth - 1))}" height="${f(bottom - y(count))}" fill="${colours.arrivals}"><title>${count} arrivals at ${span(bucket)}</title></rect>`,
       );
+      if (turnedAway > 0) {
+        parts.push(
+          `<rect x="${f(x(bucket * chart.bucketMs))}" y="${f(y(turnedAway))}" width="${f(Math.max(1, barWidth - 1))}" height="${f(bottom - y(turnedAway))}" fill="${colours.rejected}"><title>${turnedAway} turned away at ${span(bucket)}</title></rect>`,
+        );
+      }
     });
-    const steps = attempts.map(
-      (count, bucket) =>
-        `${f(x(bucket * chart.bucketMs))},${f(y(count))} ${f(x((bucket + 1) * chart.bucketMs))},${f(y(count))}`,
-    );
-    parts.push(
-      `<polyline points="${steps.join(' ')}" fill="none" stroke="${colours.attempts}" stroke-width="1.5"/>`,
-    );
+    if (panel.limitPerBucket !== undefined) {
+      const at = f(y(panel.limitPerBucket));
+      parts.push(
+        `<line x1="${margin.left}" x2="${width - margin.right}" y1="${at}" y2="${at}" stroke="${colours.limit}" stroke-width="1.5" stroke-dasharray="6 4"/>`,
+        `<text x="${width - margin.right - 4}" y="${f(y(panel.limitPerBucket) - 4)}" text-anchor="end" fill="${colours.limit}">server limit: ${panel.limitPerBucket} per ${chart.bucketMs} ms</text>`,
+      );
+    }
+    if (attempts) {
+      const steps = attempts.map(
+        (count, bucket) =>
+          `${f(x(bucket * chart.bucketMs))},${f(y(count))} ${f(x((bucket + 1) * chart.bucketMs))},${f(y(count))}`,
+      );
+      parts.push(
+        `<polyline points="${steps.join(' ')}" fill="none" stroke="${colours.attempts}" stroke-width="1.5"/>`,
+      );
+    }
     parts.push(
       `<line x1="${margin.left}" x2="${width - margin.right}" y1="${bottom}" y2="${bottom}" stroke="${colours.axis}"/>`,
     );
@@ -116,13 +178,35 @@ export function renderTimelineChart(chart: TimelineChart): string {
   return `${parts.join('\n')}\n`;
 }
 
-function legend(left: number, baseline: number, bucketMs: number): string {
-  return [
-    `<rect x="${left}" y="${baseline - 9}" width="12" height="10" fill="${colours.arrivals}"/>`,
-    `<text x="${left + 18}" y="${baseline}">requests that reached the server, per ${bucketMs} ms</text>`,
-    `<line x1="${left + 330}" x2="${left + 352}" y1="${baseline - 4}" y2="${baseline - 4}" stroke="${colours.attempts}" stroke-width="1.5"/>`,
-    `<text x="${left + 358}" y="${baseline}">attempts sent by the clients, refused ones included</text>`,
-  ].join('\n');
+/** One entry per kind of mark the chart's panels use. */
+function legend(left: number, baseline: number, chart: TimelineChart): string {
+  const entries: { swatch: string; text: string }[] = [
+    {
+      swatch: `<rect x="0" y="-9" width="12" height="10" fill="${colours.arrivals}"/>`,
+      text: `requests that reached the server, per ${chart.bucketMs} ms`,
+    },
+  ];
+  const uses = (has: (panel: TimelinePanel) => boolean): boolean => chart.panels.some(has);
+  if (uses((panel) => (panel.rejectedMs?.length ?? 0) > 0)) {
+    entries.push({
+      swatch: `<rect x="0" y="-9" width="12" height="10" fill="${colours.rejected}"/>`,
+      text: 'of which turned away',
+    });
+  }
+  if (uses((panel) => panel.attemptsMs !== undefined)) {
+    entries.push({
+      swatch: `<line x1="0" x2="22" y1="-4" y2="-4" stroke="${colours.attempts}" stroke-width="1.5"/>`,
+      text: 'attempts the clients sent, refused ones included',
+    });
+  }
+  let offset = 0;
+  return entries
+    .map(({ swatch, text }) => {
+      const at = left + offset;
+      offset += 40 + text.length * 6.2;
+      return `<g transform="translate(${f(at)} ${baseline})">${swatch}<text x="28" y="0">${escapeXml(text)}</text></g>`;
+    })
+    .join('\n');
 }
 
 function f(value: number): string {

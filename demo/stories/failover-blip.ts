@@ -4,7 +4,7 @@ import type { AxiosError } from 'axios';
 import type { RetryOptions } from '../../src';
 import { callIdHeader } from '../call-id';
 import { createDemoClient } from '../demo-client';
-import { startFlakyServerThread } from '../flaky-server-thread';
+import { type FlakyServerThread, startFlakyServerThread } from '../flaky-server-thread';
 import { bold, cyan, detail, dim, red, seconds, yellow } from '../log';
 import { describeFailure } from '../retry-log';
 import type { Story } from '../story';
@@ -12,8 +12,10 @@ import type { StoryReport } from '../story-report';
 import { countPerBucket, renderTimelineChart } from '../svg-chart';
 
 const calls = 300;
-const warmUpCalls = 20;
-const blipMs = 3000;
+/** Before the blip the client sends steady traffic, one GET every `warmUpEveryMs`: what the breaker learns as the origin's normal rate. */
+const warmUpCalls = 120;
+const warmUpEveryMs = 5;
+const blipMs = 2000;
 const bucketMs = 100;
 /**
  * A 2 s backoff cap keeps the comeback short: under the default 20 s cap, a call that has failed
@@ -28,15 +30,17 @@ interface Variant {
   readonly options: RetryOptions;
 }
 
-const fullJitter: Variant = {
-  label: 'full jitter',
-  description: 'the package default: each wait drawn from [0, ceiling)',
-  options,
+const retriesAlone: Variant = {
+  label: 'retries alone',
+  description:
+    'circuitBreaker: false: every call retries into the dead port on its own full-jitter schedule',
+  options: { ...options, circuitBreaker: false },
 };
-const synchronised: Variant = {
-  label: 'synchronised',
-  description: 'random: () => 1, so every client waits exactly the backoff ceiling',
-  options: { ...options, random: () => 1 },
+const withBreaker: Variant = {
+  label: 'package defaults',
+  description:
+    'the circuit breaker holds the calls once the port is known dead, then releases them paced',
+  options,
 };
 
 interface RetryRecord {
@@ -52,54 +56,77 @@ interface BlipRun {
   readonly droppedConnections: number;
   readonly upAtMs: number;
   readonly arrivalsMs: number[];
+  /** Attempts that left the client (past the breaker), refused ones included. */
   readonly attemptsMs: number[];
+  /** Arrivals per bucket during the steady traffic before the blip (median). */
+  readonly steadyPerBucket: number;
   readonly retriesByCall: Map<string, RetryRecord[]>;
   readonly settledAtMs: number[];
   /** How each call ended: its final status, or why it failed. */
   readonly endingByCall: Map<string, string>;
   readonly successes: number;
   readonly stopReasons: Map<string, number>;
+  /** `retryState.waitedMs` of each call that waited at the gate. */
+  readonly waitedMs: number[];
+  readonly breakerEvents: { readonly atMs: number; readonly state: string }[];
 }
 
 export const failoverBlip: Story = {
   title: 'A failover blip',
   setting:
-    `the server stops listening for ${seconds(blipMs)} (dropping its open keep-alive connections), then listens again ` +
-    `on the same port; ${calls} concurrent GETs with ` +
+    `after 1 s of steady traffic (one GET every ${warmUpEveryMs} ms), the server stops listening for ${seconds(blipMs)} ` +
+    `(dropping its open keep-alive connections), then listens again on the same port; ${calls} concurrent GETs with ` +
     Object.entries(options)
       .map(([name, value]) => `${name}: ${value}`)
       .join(', '),
   async run(report) {
     // One run at a time: 300 clients already keep one event loop busy enough on a small machine.
+    // One server thread serves both runs in turn (starting one costs a second or two).
+    const server = await startFlakyServerThread();
     const runs: BlipRun[] = [];
-    for (const variant of [synchronised, fullJitter]) {
-      const run = await runBlip(variant);
-      printRun(run, report);
-      runs.push(run);
+    try {
+      for (const variant of [retriesAlone, withBreaker]) {
+        const run = await runBlip(server, variant);
+        printRun(run, report);
+        runs.push(run);
+      }
+    } finally {
+      await server.close();
     }
-    const [syncRun, jitterRun] = runs as [BlipRun, BlipRun];
+    const [aloneRun, breakerRun] = runs as [BlipRun, BlipRun];
 
-    const [syncPeak, jitterPeak] = runs.map(peakArrivals) as [number, number];
-    report.check(
-      jitterRun.successes === calls,
-      `with full jitter, all ${calls} calls rode through the blip (${calls - jitterRun.successes} user-visible errors)`,
-    );
     for (const run of runs) {
-      const refused = [...run.retriesByCall.values()]
-        .flat()
-        .filter((retry) => retry.reason === 'ECONNREFUSED').length;
+      const refused = run.attemptsMs.filter((time) => time >= 0 && time < run.upAtMs).length;
       const arrivedWhileDown = run.arrivalsMs.filter(
         (time) => time >= 0 && time < run.upAtMs,
       ).length;
       report.check(
-        refused > 0 && arrivedWhileDown === 0,
-        `${run.variant.label}: the blip was real (${refused} connections refused, ` +
-          `${arrivedWhileDown} requests reached the server while it was down)`,
+        run.successes === calls && refused > 0 && arrivedWhileDown === 0,
+        `${run.variant.label}: all ${calls} calls rode through a real blip (${calls - run.successes} user-visible errors; ` +
+          `${refused} attempts sent into the dead port, ${arrivedWhileDown} requests reached the server while it was down)`,
       );
     }
+    const breakerPeak = peakAfter(breakerRun, breakerRun.upAtMs);
+    const alonePeak = peakAfter(aloneRun, aloneRun.upAtMs);
     report.check(
-      jitterPeak < syncPeak,
-      `full jitter spread the comeback: at most ${jitterPeak} arrivals per ${bucketMs} ms, against ${syncPeak} when synchronised`,
+      breakerPeak <= 4 * breakerRun.steadyPerBucket && breakerPeak < alonePeak / 2,
+      `the breaker turned the comeback herd into a paced release: at most ${breakerPeak} arrivals per ${bucketMs} ms ` +
+        `after the comeback (steady ${breakerRun.steadyPerBucket} before the blip), against ${alonePeak} with retries alone`,
+    );
+    const oneProbe = breakerRun.arrivalsMs.filter(
+      (time) => time >= breakerRun.upAtMs && time < firstCloseMs(breakerRun),
+    ).length;
+    report.check(
+      breakerRun.breakerEvents.some((event) => event.state === 'open') && oneProbe <= 1,
+      `the breaker opened during the blip and, once the port listened again, let ${oneProbe} probe through before it closed`,
+    );
+    detail(
+      dim(
+        `calls settled at median t=${seconds(median(breakerRun.settledAtMs))} with the breaker, ${seconds(median(aloneRun.settledAtMs))} with retries alone: ` +
+          `the breaker finds the comeback at its next probe (up to 2 s late) and releases at about the rate it saw before; ` +
+          `it opens only after a whole 1 s window of failures, so in a ${seconds(blipMs)} blip the calls still sent ` +
+          `${sentWhileDown(breakerRun)} attempts into the dead port (${sentWhileDown(aloneRun)} with retries alone)`,
+      ),
     );
 
     await mkdir(join(chartPath, '..'), { recursive: true });
@@ -108,11 +135,22 @@ export const failoverBlip: Story = {
       renderTimelineChart({
         title: `${calls} GETs through a ${seconds(blipMs)} failover blip: when did they reach the server?`,
         bucketMs,
-        panels: [syncRun, jitterRun].map((run) => ({
-          title: `${run.variant.label} (${run.variant.description}): at most ${peakArrivals(run)} arrivals per ${bucketMs} ms`,
+        panels: [aloneRun, breakerRun].map((run) => ({
+          title: `${run.variant.label} (${run.variant.options.circuitBreaker === false ? 'circuitBreaker: false' : 'breaker on'}): at most ${peakAfter(run, 0)} arrivals per ${bucketMs} ms`,
           arrivalsMs: run.arrivalsMs,
           attemptsMs: run.attemptsMs,
-          downMs: [0, run.upAtMs] as const,
+          spans: [
+            {
+              fromMs: 0,
+              toMs: run.upAtMs,
+              label: 'server down: connections refused',
+              kind: 'down' as const,
+            },
+          ],
+          marks: run.breakerEvents.map((event) => ({
+            atMs: event.atMs,
+            label: event.state === 'half-open' ? 'probe' : event.state,
+          })),
         })),
       }),
     );
@@ -122,11 +160,18 @@ export const failoverBlip: Story = {
   },
 };
 
-async function runBlip(variant: Variant): Promise<BlipRun> {
-  const server = await startFlakyServerThread();
+async function runBlip(server: FlakyServerThread, variant: Variant): Promise<BlipRun> {
   const retriesByCall = new Map<string, RetryRecord[]>();
+  const events: { readonly at: number; readonly state: string }[] = [];
   const client = createDemoClient(server.url, {
     ...variant.options,
+    ...(variant.options.circuitBreaker === false
+      ? {}
+      : {
+          circuitBreaker: {
+            onStateChange: (event) => events.push({ at: performance.now(), state: event.state }),
+          },
+        }),
     onRetry: (event) => {
       const id = String(event.config.headers.get(callIdHeader));
       const records = retriesByCall.get(id) ?? [];
@@ -139,13 +184,25 @@ async function runBlip(variant: Variant): Promise<BlipRun> {
     },
   });
   try {
-    // Fill the client's keep-alive pool, so the blip has open connections to drop.
-    await Promise.all(
-      Array.from({ length: warmUpCalls }, () => client.http.get('/warm-up', { retry: false })),
-    );
+    // Steady traffic: it fills the client's keep-alive pool, so the blip has open connections to
+    // drop, and it is the rate the breaker will release the waiting calls at. Sent on schedule:
+    // a late timer sends the calls that were due.
+    await server.collect();
+    const warmUp: Promise<unknown>[] = [];
+    const warmUpStart = performance.now();
+    while (warmUp.length < warmUpCalls) {
+      const due = Math.min(
+        warmUpCalls,
+        Math.floor((performance.now() - warmUpStart) / warmUpEveryMs) + 1,
+      );
+      while (warmUp.length < due) warmUp.push(client.http.get('/warm-up', { retry: false }));
+      await new Promise((resolve) => setTimeout(resolve, warmUpEveryMs));
+    }
+    await Promise.all(warmUp);
     const blip = await server.blip(blipMs);
     const since = (time: number): number => time - blip.downAt;
     const settledAtMs: number[] = [];
+    const waitedMs: number[] = [];
     const stopReasons = new Map<string, number>();
     let successes = 0;
     const endingByCall = new Map<string, string>();
@@ -154,6 +211,8 @@ async function runBlip(variant: Variant): Promise<BlipRun> {
       return client.http.get('/items', { headers: { [callIdHeader]: id } }).then(
         (response) => {
           successes += 1;
+          const waited = response.config.retryState?.waitedMs;
+          if (waited !== undefined) waitedMs.push(waited);
           endingByCall.set(id, String(response.status));
           settledAtMs.push(since(performance.now()));
         },
@@ -168,14 +227,25 @@ async function runBlip(variant: Variant): Promise<BlipRun> {
     const upAtMs = since(await blip.backUpAt);
     await Promise.all(outcomes);
     client.close();
-    const arrivals = await server.close();
+    const arrivals = (await server.collect()).map(since);
+    const warmUpFrom = -warmUpCalls * warmUpEveryMs;
+    const steady = countPerBucket(
+      arrivals.map((time) => time - warmUpFrom),
+      bucketMs,
+      Math.floor(-warmUpFrom / bucketMs),
+    ).sort((a, b) => a - b);
     return {
       variant,
       address: server.address,
       droppedConnections: blip.droppedConnections,
       upAtMs,
-      arrivalsMs: arrivals.map(since).filter((time) => time >= 0),
+      arrivalsMs: arrivals.filter((time) => time >= 0),
       attemptsMs: client.attempts.map(since).filter((time) => time >= 0),
+      steadyPerBucket: steady[Math.floor(steady.length / 2)] ?? 0,
+      waitedMs: waitedMs.sort((a, b) => a - b),
+      breakerEvents: events
+        .map((event) => ({ atMs: since(event.at), state: event.state }))
+        .filter((event) => event.atMs >= 0),
       retriesByCall,
       settledAtMs: settledAtMs.sort((a, b) => a - b),
       endingByCall,
@@ -184,7 +254,6 @@ async function runBlip(variant: Variant): Promise<BlipRun> {
     };
   } catch (error) {
     client.close();
-    await server.close();
     throw error;
   }
 }
@@ -227,6 +296,17 @@ function printRun(run: BlipRun, report: StoryReport): void {
   const budgetStops = [...run.stopReasons]
     .filter(([reason]) => reason.endsWith('budget-exhausted'))
     .reduce((sum, [, count]) => sum + count, 0);
+  if (run.breakerEvents.length > 0) {
+    indent(
+      `breaker: ${run.breakerEvents.map((event) => `${event.state} at t=${seconds(event.atMs)}`).join(' · ')}`,
+    );
+    const waited = run.waitedMs;
+    indent(
+      `${waited.length} calls waited at the breaker (retryState.waitedMs median ${seconds(waited[Math.floor(waited.length / 2)] ?? 0)}, ` +
+        `max ${seconds(waited[waited.length - 1] ?? 0)}), then went out paced: ` +
+        `at most ${peakAfter(run, run.upAtMs)} arrivals per ${bucketMs} ms after the comeback, steady ${run.steadyPerBucket} before the blip`,
+    );
+  }
   indent(
     `retry budget (default): stopped ${budgetStops} calls; ` +
       dim('refused connections are never charged to it, only retries of requests that were sent'),
@@ -257,8 +337,25 @@ function describeReasons(trail: readonly RetryRecord[]): string {
     .join(', ');
 }
 
-/** The most requests that reached the server within one bucket. */
-function peakArrivals(run: BlipRun): number {
-  const buckets = Math.ceil(Math.max(1, ...run.arrivalsMs) / bucketMs) + 1;
-  return Math.max(...countPerBucket(run.arrivalsMs, bucketMs, buckets));
+function sentWhileDown(run: BlipRun): number {
+  return run.attemptsMs.filter((time) => time >= 0 && time < run.upAtMs).length;
+}
+
+/** When the breaker closed after the comeback (Infinity if it never did). */
+function firstCloseMs(run: BlipRun): number {
+  return (
+    run.breakerEvents.find((event) => event.state === 'closed' && event.atMs >= run.upAtMs)?.atMs ??
+    Number.POSITIVE_INFINITY
+  );
+}
+
+function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/** The most requests that reached the server within one bucket from `fromMs` on. */
+function peakAfter(run: BlipRun, fromMs: number): number {
+  const times = run.arrivalsMs.map((time) => time - fromMs);
+  const buckets = Math.ceil(Math.max(1, ...times) / bucketMs) + 1;
+  return Math.max(...countPerBucket(times, bucketMs, buckets));
 }

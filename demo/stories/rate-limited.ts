@@ -1,10 +1,14 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import type { AxiosError } from 'axios';
 import { AttemptCounter, callIdHeader, callIdOf } from '../call-id';
 import { createDemoClient } from '../demo-client';
 import { FlakyServer } from '../flaky-server';
-import { detail, dim, ms } from '../log';
+import { bold, cyan, detail, dim, ms, seconds } from '../log';
 import { describeFinalFailure, describeRetry, describeSuccess } from '../retry-log';
 import type { Story } from '../story';
+import type { StoryReport } from '../story-report';
+import { countPerBucket, renderTimelineChart } from '../svg-chart';
 
 type RetryAfterForm = 'seconds' | 'http-date';
 
@@ -27,11 +31,26 @@ const lateToleranceMs = 100 + 400;
 /** Timers and clocks are whole milliseconds: allow that much rounding. */
 const earlyToleranceMs = 2;
 
+/** The job: this many GETs, this many at a time, against a fixed window of `limit` per second. */
+const jobCalls = 70;
+const jobConcurrency = 10;
+const limit = 20;
+const windowMs = 1000;
+const chartPath = join(__dirname, '..', 'output', 'rate-limit.svg');
+
 export const rateLimited: Story = {
   title: 'A rate-limited API',
   setting:
-    'the server answers 429 with Retry-After once per call (seconds form, then HTTP-date form against its Date header), then 200',
+    'first the server answers 429 with Retry-After once per call (seconds form, then HTTP-date form against its Date header), then 200; ' +
+    `then a job of ${jobCalls} GETs, ${jobConcurrency} at a time, meets a fixed-window limit of ${limit} per second (429 + Retry-After), package defaults`,
   async run(report) {
+    await retryAfterForms(report);
+    await learningTheLimit(report);
+  },
+};
+
+async function retryAfterForms(report: StoryReport): Promise<void> {
+  {
     const counter = new AttemptCounter();
     const throttles = new Map<string, Throttle>();
     const server = await FlakyServer.start((request, response) => {
@@ -109,8 +128,130 @@ export const rateLimited: Story = {
       successes === forms.length,
       `every call returned 200 (${successes}/${forms.length})`,
     );
-  },
-};
+  }
+}
+
+/**
+ * A job against a fixed-window limiter: the first window's burst meets 429s; the client holds for
+ * the Retry-After, learns the rate the server accepts, and paces every send to it.
+ */
+async function learningTheLimit(report: StoryReport): Promise<void> {
+  detail(
+    bold(`a job of ${jobCalls} GETs, ${jobConcurrency} at a time, against ${limit} per second`),
+  );
+  let firstArrival: number | undefined;
+  const served: number[] = [];
+  const throttled: number[] = [];
+  const server = await FlakyServer.start((_request, response) => {
+    const now = performance.now();
+    const origin = firstArrival ?? now;
+    firstArrival = origin;
+    // Windows of one second from the first request: the server's own clock.
+    const window = Math.floor((now - origin) / windowMs);
+    const inWindow = served.filter(
+      (time) => Math.floor((time - origin) / windowMs) === window,
+    ).length;
+    if (inWindow < limit) {
+      served.push(now);
+      response.end('{"ok":true}');
+      return;
+    }
+    throttled.push(now);
+    const resetMs = origin + (window + 1) * windowMs - now;
+    response.statusCode = 429;
+    response.setHeader('Retry-After', String(Math.ceil(resetMs / 1000)));
+    response.end();
+  });
+  const client = createDemoClient(server.url, {});
+  const startedAt = performance.now();
+  let next = 0;
+  let failed = 0;
+  const waited: number[] = [];
+  const failures = new Map<string, number>();
+  try {
+    await Promise.all(
+      Array.from({ length: jobConcurrency }, async () => {
+        while (next < jobCalls) {
+          next += 1;
+          try {
+            const response = await client.http.get('/records');
+            waited.push(response.config.retryState?.waitedMs ?? 0);
+          } catch (error) {
+            failed += 1;
+            const reason = describeFinalFailure(error as AxiosError).trim();
+            failures.set(reason, (failures.get(reason) ?? 0) + 1);
+          }
+        }
+      }),
+    );
+  } finally {
+    client.close();
+    await server.close();
+  }
+  const elapsedMs = performance.now() - startedAt;
+  const zero = firstArrival ?? startedAt;
+  const windows = Math.ceil((Math.max(...served, ...throttled) - zero + 1) / windowMs);
+  const servedPer = countPerBucket(
+    served.map((t) => t - zero),
+    windowMs,
+    windows,
+  );
+  const throttledPer = countPerBucket(
+    throttled.map((t) => t - zero),
+    windowMs,
+    windows,
+  );
+  detail(
+    `  second by second (server windows): ` +
+      servedPer
+        .map((ok, i) => `${ok + (throttledPer[i] ?? 0)} arrived/${throttledPer[i] ?? 0} × 429`)
+        .join(' · '),
+  );
+  const sortedWaits = [...waited].sort((a, b) => a - b);
+  detail(
+    `  ${jobCalls - failed} of ${jobCalls} calls succeeded in ${seconds(elapsedMs)} (ideal at ${limit}/s: ${seconds((jobCalls / limit) * 1000)}); ` +
+      `${throttled.length} × 429 in all; calls waited for the pacing ${ms(sortedWaits[Math.floor(sortedWaits.length / 2)] ?? 0)} median (retryState.waitedMs)`,
+  );
+  for (const [reason, n] of failures) detail(`  ${n} × ${reason}`);
+  report.check(failed === 0, `the job finished without a failed call (${failed} failed)`);
+  const later429 = throttled.length - (throttledPer[0] ?? 0);
+  report.check(
+    (throttledPer[0] ?? 0) > 0 && later429 <= 3,
+    `a few 429s while the client learned the limit (${throttledPer[0] ?? 0} in the first second), then almost none (${later429} after it)`,
+  );
+  // The rate the client settled on: the windows after the first that began with at least a
+  // window's worth of the job still to do (later ones may run out of work).
+  const settled: number[] = [];
+  for (let window = 1, done = servedPer[0] ?? 0; window < windows; window += 1) {
+    if (jobCalls - done < limit) break;
+    settled.push((servedPer[window] ?? 0) + (throttledPer[window] ?? 0));
+    done += servedPer[window] ?? 0;
+  }
+  report.check(
+    settled.length >= 1 && settled.every((n) => n >= limit * 0.75 && n <= limit + 3),
+    `then it sent at about the limit: ${settled.join(', ')} arrivals per second in the windows after the first that had work enough for a full one (limit ${limit})`,
+  );
+
+  await mkdir(join(chartPath, '..'), { recursive: true });
+  await writeFile(
+    chartPath,
+    renderTimelineChart({
+      title: `A job of ${jobCalls} GETs, ${jobConcurrency} at a time, against a limit of ${limit} per second`,
+      bucketMs: windowMs,
+      panels: [
+        {
+          title: `package defaults: ${throttled.length} × 429, ${jobCalls - failed}/${jobCalls} succeeded in ${seconds(elapsedMs)}`,
+          arrivalsMs: [...served, ...throttled].map((t) => t - zero),
+          rejectedMs: throttled.map((t) => t - zero),
+          limitPerBucket: limit,
+        },
+      ],
+    }),
+  );
+  detail(
+    `  chart of arrivals per second: ${cyan(relative(process.cwd(), chartPath) || chartPath)}`,
+  );
+}
 
 /**
  * The retry came no earlier than the server asked (for an HTTP date: not before that instant on
