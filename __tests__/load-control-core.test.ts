@@ -71,23 +71,40 @@ describe('createLoadControl', () => {
 
   it('paces the 503s of an overloaded origin that still serves some', () => {
     const c = control({ circuitBreaker: false });
-    // A herd: 15 sent at once, 5 served, 10 answered 503.
-    const herd = Array.from({ length: 15 }, () => passOf(c.admit(O, 0, Infinity)).pass);
+    // A herd: 30 sent at once, 10 served, 20 answered 503.
+    const herd = Array.from({ length: 30 }, () => passOf(c.admit(O, 0, Infinity)).pass);
     for (const [i, pass] of herd.entries()) {
-      c.settle(pass, 20, { failed: i >= 5, status: i >= 5 ? 503 : 200 });
+      c.settle(pass, 20, { failed: i >= 10, status: i >= 10 ? 503 : 200 });
     }
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
-    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(40); // 5 per 100 ms
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(30); // 10 per 100 ms
   });
 
-  it('does not take a few 503s among the first attempts for an overload', () => {
+  it('does not take half the first attempts failing at random for an overload', () => {
     const c = control({ circuitBreaker: false });
-    const first = Array.from({ length: 5 }, () => passOf(c.admit(O, 0, Infinity)).pass);
+    const first = Array.from({ length: 40 }, () => passOf(c.admit(O, 0, Infinity)).pass);
     for (const [i, pass] of first.entries()) {
-      c.settle(pass, 20, { failed: i >= 2, status: i >= 2 ? 503 : 200 });
+      c.settle(pass, 20, { failed: i >= 20, status: i >= 20 ? 503 : 200 });
     }
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
     expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+  });
+
+  it('lets the calls waiting for slots go at once when pacing stops helping', () => {
+    const c = control({ circuitBreaker: false });
+    const herd = Array.from({ length: 30 }, () => passOf(c.admit(O, 0, Infinity)).pass);
+    for (const [i, pass] of herd.entries()) {
+      c.settle(pass, 20, { failed: i >= 10, status: i >= 10 ? 503 : 200 });
+    }
+    const woken: string[] = [];
+    c.onChange(O, 5, () => woken.push('slot'), true);
+    c.onChange(O, 5, () => woken.push('breaker'));
+    // More than a window of pacing later, two in three still fail: not the rate. Pacing stops.
+    for (let i = 0; i < 40; i++) {
+      const { pass } = passOf(c.admit(O, 1300, Infinity));
+      c.settle(pass, 1300, { failed: i % 3 !== 0, status: i % 3 !== 0 ? 503 : 200 });
+    }
+    expect(woken).toEqual(['slot']);
   });
 
   it('spreads the release after the breaker closes, with pacing off too', () => {

@@ -161,11 +161,13 @@ function pass(
 ): Pass | Promise<Pass> {
   const verdict = control.admit(origin, now, deadline ?? Infinity);
   if (verdict.pass && verdict.at <= now) return verdict.pass;
+  const startedAt = config.retryState?.startedAt ?? now;
   return (async () => {
     for (let v = verdict; ; v = control.admit(origin, Date.now(), deadline ?? Infinity)) {
       if (v.pass) {
         try {
-          await waitFor(v.at, config);
+          // Until the slot, or until the origin is no longer paced (the slot is then not needed).
+          await waitFor(v.at, config, (wake) => control.onChange(origin, startedAt, wake, true));
         } catch (error) {
           control.settle(v.pass, Date.now(), { failed: undefined });
           throw error;
@@ -196,7 +198,6 @@ function pass(
           deadline === undefined ? 'circuit-open' : 'deadline',
         );
       }
-      const startedAt = config.retryState?.startedAt ?? now;
       await waitFor(Math.min(v.until, deadline), config, (wake) =>
         control.onChange(origin, startedAt, wake),
       );

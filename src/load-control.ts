@@ -45,6 +45,11 @@ export interface Ending {
   readonly rateLimit?: RateLimit | undefined;
 }
 
+interface Waiter {
+  readonly startedAt: number;
+  readonly wake: () => void;
+}
+
 interface OriginState {
   /** Over `PACING_WINDOW_MS`: the rate the origin accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
@@ -57,11 +62,13 @@ interface OriginState {
   /** The pass of every attempt but a probe. */
   readonly send: Pass;
   /** Calls waiting for the breaker, woken oldest first when it changes. */
-  readonly waiters: Array<{ readonly startedAt: number; readonly wake: () => void }>;
+  readonly waiters: Waiter[];
+  /** Calls waiting for a pacing slot, woken (to go at once) when the origin is no longer paced. */
+  readonly slotWaiters: Waiter[];
 }
 
 // Attempts the pacing window must hold before a 503 may count as an overload.
-const MIN_OVERLOAD_SAMPLE = 10;
+const MIN_OVERLOAD_SAMPLE = 20;
 
 /** A long-lived client may talk to many origins: it keeps the state of the most recent ones. */
 export const MAX_ORIGINS = 100;
@@ -74,7 +81,7 @@ export interface LoadControl {
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
   observe(origin: string, now: number, ending: Ending): void;
   /** Calls `wake` once the origin's breaker changes; returns the function that unsubscribes. */
-  onChange(origin: string, startedAt: number, wake: () => void): () => void;
+  onChange(origin: string, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
   /** Whether a retry to this origin is free of the retry budget: paced, or mostly succeeding. */
   retryIsFree(origin: string, now: number): boolean;
 }
@@ -85,9 +92,17 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
   const pacing: PacingSettings = settings.pacing || DEFAULT_PACING;
 
-  function wakeAll(state: OriginState): void {
-    const waiters = state.waiters.splice(0).sort((a, b) => a.startedAt - b.startedAt);
+  function wakeAll(waiting: Waiter[]): void {
+    const waiters = waiting.splice(0).sort((a, b) => a.startedAt - b.startedAt);
     for (const waiter of waiters) waiter.wake();
+  }
+
+  /** Runs `change` on the origin's pacer; if it stops pacing, the calls waiting for slots go. */
+  function pacerChange<T>(state: OriginState, change: (pacer: Pacer) => T): T {
+    const wasPaced = state.pacer.paced;
+    const result = change(state.pacer);
+    if (wasPaced && !state.pacer.paced) wakeAll(state.slotWaiters);
+    return result;
   }
 
   let latest: OriginState | undefined;
@@ -105,6 +120,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         lastGoodRate: 0,
         lastSuccessAt: -Infinity,
         waiters: [],
+        slotWaiters: [],
         breaker: undefined,
         send: undefined as unknown as Pass,
       };
@@ -137,12 +153,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     if (status === 503) {
       if (ending.waitMs !== undefined) return 'limit';
       const { successes, failures } = state.window.counts(now);
-      // Overloaded: most attempts fail, but some still succeed now, over enough attempts to
+      // Overloaded: two in three attempts fail, but some still succeed now, over enough attempts to
       // tell (a few random 503s at the start are not an overload). An origin that stopped
       // succeeding is dying, not overloaded: pacing would learn a rate near zero from it.
       const serving = now - state.lastSuccessAt <= PACING_WINDOW_MS / 10;
       if (successes + failures < MIN_OVERLOAD_SAMPLE) return undefined;
-      return failures >= successes && serving ? 'overload' : undefined;
+      return failures >= 2 * successes && serving ? 'overload' : undefined;
     }
     return undefined;
   }
@@ -153,12 +169,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const admission = state.breaker ? state.breaker.admit(now) : 'send';
       if (typeof admission === 'number') return { until: admission };
       // The probe is one attempt: it goes at once, not after the slots of the calls before it.
-      const at = admission === 'probe' ? now : state.pacer.reserve(now, latest);
+      const at =
+        admission === 'probe' ? now : pacerChange(state, (pacer) => pacer.reserve(now, latest));
       if (at === undefined) {
         if (admission === 'probe') {
           // Give the probe back, for a call that has the time.
           state.breaker?.record(now, undefined, true);
-          wakeAll(state);
+          wakeAll(state.waiters);
         }
         return { late: true };
       }
@@ -177,17 +194,22 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
           failed === undefined ? undefined : failed ? 'failure' : 'success',
           probe,
         );
-        if (probe) wakeAll(state);
+        if (probe) wakeAll(state.waiters);
       }
       if (failed) {
+        // The first failures after a healthy spell tell the rate it handled (a window that is
+        // already half failures has lost the successes that measured it).
         const { successes, failures, spanMs } = state.window.counts(now);
-        if (failures < successes) state.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+        if (4 * failures < successes)
+          state.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
       }
       if (!settings.pacing) return;
       const signal = signalOf(state, ending, now);
       if (signal) {
         const waitMs = signal === 'quota' ? ending.rateLimit?.resetMs : ending.waitMs;
-        state.pacer.throttle(now, state.window.counts(now), waitMs, signal);
+        pacerChange(state, (pacer) =>
+          pacer.throttle(now, state.window.counts(now), waitMs, signal),
+        );
       }
     },
 
@@ -201,8 +223,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       this.settle(state.send, now, ending);
     },
 
-    onChange(origin, startedAt, wake) {
-      const { waiters } = originState(origin);
+    onChange(origin, startedAt, wake, forSlot = false) {
+      const state = originState(origin);
+      const waiters = forSlot ? state.slotWaiters : state.waiters;
       const waiter = { startedAt, wake };
       waiters.push(waiter);
       return () => {

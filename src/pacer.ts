@@ -101,8 +101,9 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
       }
       const slot = Math.max(now, next, holdUntil);
       if (slot > latest) return undefined;
-      // At the rate of now: slots handed out ahead do not count on a climb not yet made.
-      next = slot + 1000 / rateAt(now);
+      // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
+      // release, all of whose calls take their slots at once, ramps as planned).
+      next = slot + 1000 / rateAt(releasing ? slot : now);
       return slot;
     },
 
