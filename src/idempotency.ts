@@ -16,7 +16,8 @@ export function idempotencyHeader(options: ResolvedOptions): string {
 export function readHeader(headers: unknown, name: string): string | undefined {
   if (headers === null || typeof headers !== 'object') return undefined;
   const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers)) {
+  for (const key of Object.keys(headers)) {
+    const value = (headers as Record<string, unknown>)[key];
     if (key.toLowerCase() === wanted && value !== undefined && value !== null && value !== false) {
       return String(value);
     }

@@ -54,6 +54,8 @@ interface OriginState {
   /** Over `PACING_WINDOW_MS`: the rate the origin accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
   breaker: CircuitBreaker | undefined;
+  /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
+  shared: boolean;
   readonly pacer: Pacer;
   inFlight: number;
   /** Successes per second measured while the origin was healthy. */
@@ -122,11 +124,16 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         waiters: [],
         slotWaiters: [],
         breaker: undefined,
+        shared: false,
         send: undefined as unknown as Pass,
       };
       (created as { send: Pass }).send = { origin: created, probe: false };
       if (circuitBreaker) {
-        const window = createOutcomeWindow(circuitBreaker.windowMs);
+        // With the default window, the breaker counts in the pacing window (one count a success).
+        created.shared = circuitBreaker.windowMs === PACING_WINDOW_MS;
+        const window = created.shared
+          ? created.window
+          : createOutcomeWindow(circuitBreaker.windowMs);
         created.breaker = createCircuitBreaker(origin, circuitBreaker, window, random, (now) => {
           // Released oldest first, at the rate the origin handled before it failed (or spread
           // over a second when that is unknown); with neither, there is nothing to spread.
@@ -169,8 +176,14 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const admission = state.breaker ? state.breaker.admit(now) : 'send';
       if (typeof admission === 'number') return { until: admission };
       // The probe is one attempt: it goes at once, not after the slots of the calls before it.
-      const at =
-        admission === 'probe' ? now : pacerChange(state, (pacer) => pacer.reserve(now, latest));
+      const { pacer } = state;
+      let at: number | undefined = now;
+      if (admission !== 'probe') {
+        // Only a paced pacer can stop pacing (and wake the calls waiting for its slots).
+        at = pacer.paced
+          ? pacerChange(state, () => pacer.reserve(now, latest))
+          : pacer.reserve(now, latest);
+      }
       if (at === undefined) {
         if (admission === 'probe') {
           // Give the probe back, for a call that has the time.
@@ -187,7 +200,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       state.inFlight--;
       const { failed } = ending;
       if (failed === false) state.lastSuccessAt = now;
-      if (failed !== undefined) state.window.add(now, failed);
+      if (failed !== undefined && !state.shared) state.window.add(now, failed);
       if (state.breaker) {
         state.breaker.record(
           now,
