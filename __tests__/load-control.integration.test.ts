@@ -101,7 +101,11 @@ function clientFor(baseURL: string | undefined, options: RetryOptions = {}): Tes
   const sends: Send[] = [];
   const events: CircuitStateChange[] = [];
   const marks: Array<{ at: number; sends: number }> = [];
-  const httpAdapter = axios.getAdapter('http');
+  // axios before 1.5.1 has no getAdapter; its default adapter is then the function itself.
+  const httpAdapter: AxiosAdapter =
+    typeof axios.getAdapter === 'function'
+      ? axios.getAdapter('http')
+      : (axios.defaults.adapter as AxiosAdapter);
   const counting: AxiosAdapter = (config: InternalAxiosRequestConfig) => {
     sends.push({ at: Date.now(), url: axios.getUri(config) });
     return httpAdapter(config);
