@@ -22,6 +22,19 @@ function clientFor(url: string, options: RetryOptions = {}, config: object = {})
   return client;
 }
 
+// Adapters named by string ('http' since axios 1.2, 'fetch' since 1.7), and an http timeout that
+// still runs while the body comes in, are newer axios's: on older ones (the axios matrix runs
+// 1.1.0) the cases that need them are left out.
+const supported = (['http', 'fetch'] as const).filter((name) => {
+  try {
+    return typeof axios.getAdapter?.(name) === 'function';
+  } catch {
+    return false;
+  }
+});
+const eachAdapter = supported.length > 0 ? it.each(supported) : it.skip.each(['http']);
+const newAxios = supported.length > 0 ? it : it.skip;
+
 async function failureOf(call: Promise<unknown>): Promise<AxiosError> {
   const error = await call.then(
     () => undefined,
@@ -44,22 +57,19 @@ function drip(res: http.ServerResponse, bytes: number, everyMs: number): void {
 }
 
 describe('the deadline bounds a body that drips in', () => {
-  it.each(['http', 'fetch'] as const)(
-    '%s adapter: settles at the deadline with stopReason deadline',
-    async (adapter) => {
-      server = await startServer((_arrival, res) => drip(res, 100, 50)); // 5 s of body
-      const started = Date.now();
-      const error = await failureOf(
-        clientFor(server.url, { deadlineMs: 600 }, { adapter }).get('/drip'),
-      );
-      const elapsed = Date.now() - started;
-      expect(error.config?.retryState?.stopReason).toBe('deadline');
-      expect(axios.isCancel(error)).toBe(false);
-      expect(error.code).toBe('ECONNABORTED');
-      expect(elapsed).toBeGreaterThanOrEqual(590);
-      expect(elapsed).toBeLessThan(2500);
-    },
-  );
+  eachAdapter('%s adapter: settles at the deadline with stopReason deadline', async (adapter) => {
+    server = await startServer((_arrival, res) => drip(res, 100, 50)); // 5 s of body
+    const started = Date.now();
+    const error = await failureOf(
+      clientFor(server.url, { deadlineMs: 600 }, { adapter }).get('/drip'),
+    );
+    const elapsed = Date.now() - started;
+    expect(error.config?.retryState?.stopReason).toBe('deadline');
+    expect(axios.isCancel(error)).toBe(false);
+    expect(error.code).toBe('ECONNABORTED');
+    expect(elapsed).toBeGreaterThanOrEqual(590);
+    expect(elapsed).toBeLessThan(2500);
+  });
 
   it('a body that stalls is cut at the deadline, with stopReason deadline', async () => {
     server = await startServer((_arrival, res) => {
@@ -72,17 +82,20 @@ describe('the deadline bounds a body that drips in', () => {
     expect(Date.now() - started).toBeLessThan(2500);
   });
 
-  it("a body that stalls past the caller's shorter timeout is retried, then stops at the deadline", async () => {
-    server = await startServer((_arrival, res) => {
-      res.writeHead(200, { 'Content-Length': '10' });
-      res.write('x');
-    });
-    const error = await failureOf(
-      clientFor(server.url, { deadlineMs: 1000, retries: 10 }).get('/stall', { timeout: 150 }),
-    );
-    expect(server.arrivals.length).toBeGreaterThan(1);
-    expect(error.config?.retryState?.stopReason).toBe('deadline');
-  });
+  newAxios(
+    "a body that stalls past the caller's shorter timeout is retried, then stops at the deadline",
+    async () => {
+      server = await startServer((_arrival, res) => {
+        res.writeHead(200, { 'Content-Length': '10' });
+        res.write('x');
+      });
+      const error = await failureOf(
+        clientFor(server.url, { deadlineMs: 1000, retries: 10 }).get('/stall', { timeout: 150 }),
+      );
+      expect(server.arrivals.length).toBeGreaterThan(1);
+      expect(error.config?.retryState?.stopReason).toBe('deadline');
+    },
+  );
 });
 
 describe('a connection that dies part-way through the body', () => {
@@ -96,15 +109,12 @@ describe('a connection that dies part-way through the body', () => {
     });
   }
 
-  it.each(['http', 'fetch'] as const)(
-    '%s adapter: a GET is retried, as after a reset',
-    async (adapter) => {
-      server = await cutAfterFewBytes();
-      const response = await clientFor(server.url, {}, { adapter }).get('/items');
-      expect(response.data).toBe('whole');
-      expect(response.config.retryState?.retryCount).toBe(2);
-    },
-  );
+  eachAdapter('%s adapter: a GET is retried, as after a reset', async (adapter) => {
+    server = await cutAfterFewBytes();
+    const response = await clientFor(server.url, {}, { adapter }).get('/items');
+    expect(response.data).toBe('whole');
+    expect(response.config.retryState?.retryCount).toBe(2);
+  });
 
   it('a POST without a key is not: the server may have acted on it', async () => {
     server = await cutAfterFewBytes();
