@@ -133,12 +133,12 @@ describe('createPacer', () => {
     expect((b as number) - (a as number)).toBe(5); // twice the rate after a second
   });
 
-  it('after a release, is unpaced once the waiting calls are through', () => {
+  it('after a release, is unpaced after healthyAfterMs', () => {
     const p = pacer();
     p.release(0, 100);
     expect(slots(p, 0, 3)).toEqual([0, 10, 20]);
-    expect(p.paced).toBe(true);
-    expect(slots(p, 31, 3)).toEqual([31, 31, 31]);
+    expect(slots(p, 4999, 2)).toEqual([4999, 5004]); // still held, to twice the rate
+    expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
     expect(p.paced).toBe(false);
   });
 

@@ -27,8 +27,8 @@ export interface Pacer {
    */
   throttle(now: number, counts: OutcomeCounts, waitMs: number | undefined, signal: Signal): void;
   /**
-   * A breaker closed: release at the rate the origin handled before it failed, ramping up, until
-   * the calls that were waiting are through.
+   * A breaker closed: release at the rate the origin handled before it failed, ramping up to
+   * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
    */
   release(now: number, lastGoodRate: number): void;
 }
@@ -65,7 +65,7 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
   let holdUntil = 0;
   let lastSignal = -Infinity;
   let overloadSince: number | undefined;
-  // Released after a breaker closed: paced only until the waiting calls are through.
+  // Released after a breaker closed: the waiting calls take their slots at once, on the ramp.
   let releasing = false;
   let ignoreOverloadUntil = -Infinity;
 
@@ -79,7 +79,7 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
   }
 
   function unpaceIfHealthy(now: number): void {
-    if (base && (now - lastSignal >= settings.healthyAfterMs || (releasing && next < now))) {
+    if (base && now - lastSignal >= settings.healthyAfterMs) {
       base = 0;
       overloadSince = undefined;
       releasing = false;

@@ -108,10 +108,12 @@ export const failoverBlip: Story = {
     }
     const breakerPeak = peakAfter(breakerRun, breakerRun.upAtMs);
     const alonePeak = peakAfter(aloneRun, aloneRun.upAtMs);
+    // How big the comeback herd of retries alone is depends on how many of their jittered
+    // schedules the machine lines up: it is printed, not claimed against.
     report.check(
-      breakerPeak <= 4 * breakerRun.steadyPerBucket && breakerPeak < alonePeak / 2,
-      `the breaker turned the comeback herd into a paced release: at most ${breakerPeak} arrivals per ${bucketMs} ms ` +
-        `after the comeback (steady ${breakerRun.steadyPerBucket} before the blip), against ${alonePeak} with retries alone`,
+      breakerPeak <= 3 * breakerRun.steadyPerBucket,
+      `the breaker released the waiting calls paced: at most ${breakerPeak} arrivals per ${bucketMs} ms ` +
+        `after the comeback, within 3× the steady ${breakerRun.steadyPerBucket} before the blip (retries alone: ${alonePeak})`,
     );
     const oneProbe = breakerRun.arrivalsMs.filter(
       (time) => time >= breakerRun.upAtMs && time < firstCloseMs(breakerRun),
