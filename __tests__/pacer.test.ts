@@ -64,6 +64,13 @@ describe('createPacer', () => {
     expect(p.reserve(100, Infinity)).toBe(2100);
   });
 
+  it('after a spent quota, paces at the quota its headers announce when more than was measured', () => {
+    const p = pacer();
+    // One success seen (the quota was spent by requests still in flight); 10 a second announced.
+    p.throttle(0, counts(1, 0, 20), 1000, 'quota', 10);
+    expect(slots(p, 0, 2)).toEqual([1000, 1100]);
+  });
+
   it('spreads a hold over a second when no rate is known', () => {
     const p = pacer(() => 0.25);
     p.throttle(0, counts(0, 1), 1000, 'quota');

@@ -7,24 +7,54 @@ const read = (headers: Record<string, string>, now = NOW) =>
 
 describe('readRateLimit', () => {
   it.each([
-    ['draft 7 dictionary', { ratelimit: 'limit=100, remaining=0, reset=30' }, 0, 30_000],
-    ['draft 7, spaces and order', { ratelimit: 'reset=5,remaining=7, limit=10' }, 7, 5000],
-    ['draft 8 policy list', { ratelimit: '"default";r=0;t=30' }, 0, 30_000],
+    ['draft 7 dictionary', { ratelimit: 'limit=100, remaining=0, reset=30' }, 0, 30_000, 100],
+    ['draft 7, spaces and order', { ratelimit: 'reset=5,remaining=7, limit=10' }, 7, 5000, 10],
+    ['draft 8 policy list', { ratelimit: '"default";r=0;t=30' }, 0, 30_000, undefined],
     [
       'draft 8, the policy with least left',
       { ratelimit: '"burst";r=9;t=1, "daily";r=2;t=3600' },
       2,
       3_600_000,
+      undefined,
     ],
-    ['early drafts', { 'ratelimit-remaining': '4', 'ratelimit-reset': '12' }, 4, 12_000],
+    ['early drafts', { 'ratelimit-remaining': '4', 'ratelimit-reset': '12' }, 4, 12_000, undefined],
     [
       'X- headers, delta-seconds',
       { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60' },
       0,
       60_000,
+      undefined,
     ],
-  ])('%s', (_, headers, remaining, resetMs) => {
-    expect(read(headers)).toEqual({ remaining, resetMs });
+  ])('%s', (_, headers, remaining, resetMs, limit) => {
+    expect(read(headers)).toEqual({ remaining, resetMs, ...(limit ? { limit } : {}) });
+  });
+
+  it.each([
+    [
+      "express-rate-limit's draft 8",
+      {
+        ratelimit: '"10-in-1sec"; r=9; t=1',
+        'ratelimit-policy': '"10-in-1sec"; q=10; w=1; pk=:MTJ:',
+      },
+      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000 },
+    ],
+    [
+      "express-rate-limit's draft 7",
+      { ratelimit: 'limit=10, remaining=9, reset=1', 'ratelimit-policy': '10;w=1' },
+      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000 },
+    ],
+    [
+      'the separate limit headers',
+      { 'ratelimit-remaining': '3', 'ratelimit-limit': '60', 'x-ratelimit-limit': '99' },
+      { remaining: 3, limit: 60 },
+    ],
+    [
+      'GitHub',
+      { 'x-ratelimit-remaining': '3', 'x-ratelimit-limit': '5000' },
+      { remaining: 3, limit: 5000 },
+    ],
+  ])('reads the quota itself: %s', (_, headers, expected) => {
+    expect(read(headers)).toEqual(expected);
   });
 
   it("reads GitHub's epoch-seconds reset against the response's Date", () => {
@@ -48,7 +78,7 @@ describe('readRateLimit', () => {
         'ratelimit-remaining': '5',
         'x-ratelimit-remaining': '6',
       }),
-    ).toEqual({ remaining: 3, resetMs: 2000 });
+    ).toEqual({ remaining: 3, resetMs: 2000, limit: 10 });
     expect(read({ 'ratelimit-remaining': '5', 'x-ratelimit-remaining': '6' })).toEqual({
       remaining: 5,
     });

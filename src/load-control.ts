@@ -219,9 +219,14 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       if (!settings.pacing) return;
       const signal = signalOf(state, ending, now);
       if (signal) {
-        const waitMs = signal === 'quota' ? ending.rateLimit?.resetMs : ending.waitMs;
+        const { rateLimit } = ending;
+        const waitMs = signal === 'quota' ? rateLimit?.resetMs : ending.waitMs;
+        // The quota the server announces, per second over its period (or, not said, its reset).
+        const quota = rateLimit?.limit
+          ? (rateLimit.limit * 1000) / Math.max(rateLimit.periodMs ?? rateLimit.resetMs ?? 0, 1000)
+          : 0;
         pacerChange(state, (pacer) =>
-          pacer.throttle(now, state.window.counts(now), waitMs, signal),
+          pacer.throttle(now, state.window.counts(now), waitMs, signal, quota),
         );
       }
     },

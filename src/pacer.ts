@@ -25,7 +25,13 @@ export interface Pacer {
    * A throttle signal (429, quota spent, or a 503 while most attempts fail: `overload`).
    * `waitMs` is the server's own wait; `hold` keeps every send until it is over.
    */
-  throttle(now: number, counts: OutcomeCounts, waitMs: number | undefined, signal: Signal): void;
+  throttle(
+    now: number,
+    counts: OutcomeCounts,
+    waitMs: number | undefined,
+    signal: Signal,
+    quotaPerSecond?: number,
+  ): void;
   /**
    * A breaker closed: release at the rate the origin handled before it failed, ramping up to
    * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
@@ -107,7 +113,7 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
       return slot;
     },
 
-    throttle(now, counts, waitMs, signal) {
+    throttle(now, counts, waitMs, signal, quotaPerSecond = 0) {
       if (signal === 'overload') {
         if (now < ignoreOverloadUntil) {
           ignoreOverloadUntil = now + settings.healthyAfterMs;
@@ -132,7 +138,12 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
           ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
           : undefined;
       if (hold !== undefined) holdUntil = Math.max(holdUntil, now + hold);
-      const accepted = (counts.successes * 1000) / Math.max(counts.spanMs, hold ?? 0, periodMs);
+      // What the origin accepted, or the quota its headers announce, if that is more: a client
+      // that spent its quota in a burst has accepted too few to measure from.
+      const accepted = Math.max(
+        (counts.successes * 1000) / Math.max(counts.spanMs, hold ?? 0, periodMs),
+        quotaPerSecond,
+      );
       if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
       if (signal === 'overload') overloadSince ??= now;
       pace(now, base ? Math.min(rateAt(now), accepted) : accepted, settings.growthPerSecond);

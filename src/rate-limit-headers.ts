@@ -5,6 +5,10 @@ export interface RateLimit {
   readonly remaining?: number;
   /** Milliseconds until the quota resets. */
   readonly resetMs?: number;
+  /** Requests the quota allows per period, when the response says. */
+  readonly limit?: number;
+  /** The quota's period in milliseconds, when the response says (`RateLimit-Policy`'s `w`). */
+  readonly periodMs?: number;
 }
 
 /** Reads a response header by its lower-case name. */
@@ -62,9 +66,20 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     } else if (reset !== undefined) resetMs = reset * 1000;
   }
   if (remaining === undefined && resetMs === undefined) return undefined;
+  // The quota itself: `limit=` (draft 7), `q=` or a bare number in `RateLimit-Policy`, or the
+  // separate `*-Limit` headers; its period from the policy's `w=`.
+  const policy = header('ratelimit-policy') ?? '';
+  const limit =
+    whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
+    whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]) ??
+    whole(header('ratelimit-limit')) ??
+    whole(header('x-ratelimit-limit'));
+  const period = whole(/;\s*w=(\d+)/.exec(policy)?.[1]);
   return {
     ...(remaining === undefined ? {} : { remaining }),
     ...(resetMs === undefined ? {} : { resetMs }),
+    ...(limit === undefined ? {} : { limit }),
+    ...(period === undefined ? {} : { periodMs: period * 1000 }),
   };
 }
 
