@@ -61,8 +61,8 @@ interface OriginState {
   /** Successes per second measured while the origin was healthy. */
   lastGoodRate: number;
   lastSuccessAt: number;
-  /** The pass of every attempt but a probe. */
-  readonly send: Pass;
+  /** The pass of every attempt but a probe (made once: the success path allocates none). */
+  send?: Pass;
   /** Calls waiting for the breaker, woken oldest first when it changes. */
   readonly waiters: Waiter[];
   /** Calls waiting for a pacing slot, woken (to go at once) when the origin is no longer paced. */
@@ -125,9 +125,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         slotWaiters: [],
         breaker: undefined,
         shared: false,
-        send: undefined as unknown as Pass,
       };
-      (created as { send: Pass }).send = { origin: created, probe: false };
       if (circuitBreaker) {
         // With the default window, the breaker counts in the pacing window (one count a success).
         created.shared = circuitBreaker.windowMs === PACING_WINDOW_MS;
@@ -193,7 +191,11 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         return { late: true };
       }
       state.inFlight++;
-      return { pass: admission === 'probe' ? { origin: state, probe: true } : state.send, at };
+      const pass =
+        admission === 'probe'
+          ? { origin: state, probe: true }
+          : (state.send ??= { origin: state, probe: false });
+      return { pass, at };
     },
 
     settle({ origin: state, probe }, now, ending) {
@@ -238,7 +240,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     observe(origin, now, ending) {
       const state = originState(origin);
       state.inFlight++;
-      this.settle(state.send, now, ending);
+      this.settle({ origin: state, probe: false }, now, ending);
     },
 
     onChange(origin, startedAt, wake, forSlot = false) {
