@@ -314,3 +314,21 @@ describe('connection failures and the breaker', () => {
     expect(mock.history.get).toHaveLength(10);
   });
 });
+
+describe('long holds', () => {
+  it('holds for a quota that resets in 30 days, past what one timer can hold', async () => {
+    const { client, mock } = mockClient({ retries: 0 });
+    const days30 = 30 * 24 * 3600;
+    mock
+      .onGet('/items')
+      .replyOnce(200, '', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(days30) })
+      .onGet('/items')
+      .reply(200);
+    await settle(client.get('/items'));
+    const call = client.get('/items');
+    await jest.advanceTimersByTimeAsync(2 ** 31);
+    expect(mock.history.get).toHaveLength(1); // a 2³¹−1 ms timer would have fired by now
+    const { value } = await settle(call);
+    expect(value?.config.retryState?.waitedMs).toBeGreaterThanOrEqual(days30 * 1000);
+  });
+});

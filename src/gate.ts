@@ -7,6 +7,7 @@ import axios, {
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
 import type { Ending, LoadControl, Pass } from './load-control';
+import { setLongTimeout } from './long-timer';
 import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
 import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
@@ -131,15 +132,16 @@ function waitFor(
   return new Promise((resolve, reject) => {
     let unsubscribeWake = (): void => {};
     let unsubscribeCancel = (): void => {};
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let clearTimer = (): void => {};
     const finish = (error?: unknown): void => {
-      clearTimeout(timer);
+      clearTimer();
       unsubscribeWake();
       unsubscribeCancel();
       if (error) reject(error);
       else resolve();
     };
-    if (until < Infinity) timer = setTimeout(finish, Math.ceil(until - Date.now()));
+    // A hold may be long (a quota that resets in days): past 2³¹−1 ms, timers are chained.
+    if (until < Infinity) clearTimer = setLongTimeout(finish, Math.ceil(until - Date.now()));
     if (subscribe) unsubscribeWake = subscribe(() => finish());
     const cancellation = cancellationOf(config);
     if (cancellation) {
