@@ -16,6 +16,14 @@ describe('readRateLimit', () => {
       2,
       3_600_000,
     ],
+    ['draft 7, remaining first', { ratelimit: 'remaining=42, limit=100, reset=7' }, 42, 7000],
+    ['draft 8, spaces before parameters', { ratelimit: '"default"; r=15; t=60' }, 15, 60_000],
+    [
+      'draft 8, the policy with least left listed first',
+      { ratelimit: '"daily";r=2;t=3600, "burst";r=9;t=1' },
+      2,
+      3_600_000,
+    ],
     ['early drafts', { 'ratelimit-remaining': '4', 'ratelimit-reset': '12' }, 4, 12_000],
     [
       'X- headers, delta-seconds',
@@ -52,6 +60,10 @@ describe('readRateLimit', () => {
     expect(read({ 'ratelimit-remaining': '5', 'x-ratelimit-remaining': '6' })).toEqual({
       remaining: 5,
     });
+  });
+
+  it('prefers RateLimit-Reset to X-RateLimit-Reset', () => {
+    expect(read({ 'ratelimit-reset': '5', 'x-ratelimit-reset': '60' })).toEqual({ resetMs: 5000 });
   });
 
   it('says nothing when there is nothing', () => {
