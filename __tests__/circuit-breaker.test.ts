@@ -136,6 +136,37 @@ describe('createCircuitBreaker', () => {
     expect(b.state).toBe('open');
   });
 
+  it('does not count canceled attempts among the failures either', () => {
+    const { b, fail } = breaker();
+    for (let i = 0; i < 4; i++) {
+      b.record(0, undefined, false);
+      fail(0);
+    }
+    expect(b.state).toBe('open'); // a cancel is not a success that keeps it closed
+  });
+
+  it('does not restart the break for the failure of an attempt sent before it opened', () => {
+    const { b, events, fail } = breaker();
+    fail(0, 4);
+    fail(300);
+    expect(b.admit(300)).toBe(500);
+    expect(events.map((e) => e.state)).toEqual(['open']);
+  });
+
+  it('works without onStateChange', () => {
+    const b = createCircuitBreaker(
+      'http://api.test',
+      settings,
+      createOutcomeWindow(1000),
+      () => 1,
+      () => {},
+    );
+    for (let i = 0; i < 4; i++) b.record(0, 'failure', false);
+    expect(b.admit(500)).toBe('probe');
+    b.record(500, 'success', true);
+    expect(b.state).toBe('closed');
+  });
+
   it('keeps working when onStateChange throws', () => {
     const b = createCircuitBreaker(
       'http://api.test',

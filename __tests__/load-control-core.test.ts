@@ -47,6 +47,13 @@ describe('createLoadControl', () => {
     expect(passOf(probe).at).toBe(1700);
   });
 
+  it('gives the probe to a call that still has time, not to one past its deadline', () => {
+    const c = control({ pacing: false });
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    expect(c.admit(O, 600, 500)).toEqual({ late: true });
+    expect(c.admit(O, 600, Infinity).pass?.probe).toBe(true);
+  });
+
   it('tells an attempt that waited for its slot not to go once the breaker has opened', () => {
     const c = control();
     attempt(c, 0, false);
@@ -137,5 +144,216 @@ describe('createLoadControl', () => {
     for (let i = 0; i < 100; i++) c.admit(`http://o${i}.test`, 0, Infinity);
     // The dead origin was the least recently used: forgotten, it starts afresh, closed.
     expect(passOf(c.admit(O, 0, Infinity)).at).toBe(0);
+  });
+});
+
+describe('createLoadControl: throttle signals', () => {
+  it('holds the origin until the reset when a 2xx says the quota is spent', () => {
+    const c = control({ circuitBreaker: false });
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+  });
+
+  it('counts the requests still in flight against what is left of the quota', () => {
+    const c = control({ circuitBreaker: false });
+    const passes = Array.from({ length: 3 }, () => passOf(c.admit(O, 0, Infinity)).pass);
+    // Two still in flight will spend the two left: stop before the server says 429.
+    c.settle(passes[0] as Pass, 0, {
+      failed: false,
+      status: 200,
+      rateLimit: { remaining: 2, resetMs: 2000 },
+    });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+  });
+
+  it('does not throttle while more is left than the requests in flight', () => {
+    const c = control({ circuitBreaker: false });
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 1, resetMs: 2000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(0);
+  });
+
+  it('a spent quota with no reset is a 429 with no wait: held a second after the burst', () => {
+    const c = control({ circuitBreaker: false });
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(1000);
+  });
+
+  it("a 429 waits for the server's wait, not for the quota's reset", () => {
+    const c = control({ circuitBreaker: false });
+    attempt(c, 0, false); // a rate is known: released at it, not spread over a second
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, {
+      failed: true,
+      status: 429,
+      waitMs: 3000,
+      rateLimit: { remaining: 5, resetMs: 60_000 },
+    });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
+  });
+
+  it('takes a 503 with a wait for a 429', () => {
+    const c = control({ circuitBreaker: false });
+    attempt(c, 0, false);
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: true, status: 503, waitMs: 1500 });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(1500);
+  });
+
+  it('counts the first attempts the interceptor observes as in flight until they settle', () => {
+    const c = control({ circuitBreaker: false });
+    c.observe(O, 0, { failed: true, status: 500 });
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+  });
+
+  /** Settles `successes` then `failures` (with `status`), all sent at 0, at the times given. */
+  function herd(
+    c: ReturnType<typeof control>,
+    successes: number,
+    successAt: number,
+    failures: number,
+    failureAt: number,
+    status = 503,
+  ) {
+    const passes = Array.from(
+      { length: successes + failures },
+      () => passOf(c.admit(O, 0, Infinity)).pass,
+    );
+    for (const [i, pass] of passes.entries()) {
+      if (i < successes) c.settle(pass, successAt, { failed: false, status: 200 });
+      else c.settle(pass, failureAt, { failed: true, status });
+    }
+  }
+
+  it('paces an overload once the last second holds 20 attempts', () => {
+    const c = control({ circuitBreaker: false });
+    herd(c, 6, 20, 14, 20);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBeGreaterThan(20);
+  });
+
+  it('does not take a few 503s for an overload: 20 attempts at least', () => {
+    const c = control({ circuitBreaker: false });
+    herd(c, 6, 20, 13, 20); // 19 attempts, two in three failed
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+  });
+
+  it('takes an origin whose last success was 100 ms ago as still serving, not 200 ms ago', () => {
+    const serving = control({ circuitBreaker: false });
+    herd(serving, 10, 0, 20, 100);
+    passOf(serving.admit(O, 100, Infinity));
+    expect(passOf(serving.admit(O, 100, Infinity)).at).toBeGreaterThan(100);
+
+    const stopped = control({ circuitBreaker: false });
+    herd(stopped, 10, 0, 20, 200);
+    expect(passOf(stopped.admit(O, 200, Infinity)).at).toBe(200);
+    expect(passOf(stopped.admit(O, 200, Infinity)).at).toBe(200);
+  });
+
+  it('does not pace other statuses that fail like an overload (a 500 is not a throttle)', () => {
+    const c = control({ circuitBreaker: false });
+    herd(c, 10, 20, 20, 20, 500);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+    expect(passOf(c.admit(O, 20, Infinity)).at).toBe(20);
+  });
+
+  it('says late when the pacer has no slot before the latest time', () => {
+    const c = control();
+    attempt(c, 0, false);
+    attempt(c, 0, true, 429); // held until a second after the burst
+    expect(c.admit(O, 0, 500)).toEqual({ late: true });
+  });
+});
+
+describe('createLoadControl: breaker and waiters', () => {
+  it('does not count canceled attempts for the breaker', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) {
+      c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: undefined });
+      attempt(c, 0, true);
+    }
+    expect(c.admit(O, 0, Infinity)).toEqual({ until: 500 });
+  });
+
+  it("counts the breaker's failures over its own windowMs when it is not the pacing window", () => {
+    const c = createLoadControl({
+      circuitBreaker: { ...breaker, windowMs: 5000 },
+      pacing: DEFAULT_PACING,
+      random: () => 1,
+    });
+    for (let i = 0; i < 4; i++) attempt(c, i * 1500, true);
+    expect(c.admit(O, 4500, Infinity)).toEqual({ until: 5000 });
+  });
+
+  it('paces nothing after the breaker closes if the origin never succeeded and nobody waited', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    const probe = passOf(c.admit(O, 500, Infinity));
+    c.settle(probe.pass, 500, { failed: false });
+    const slots = Array.from({ length: 3 }, () => passOf(c.admit(O, 500, Infinity)).at);
+    expect(slots).toEqual([500, 500, 500]);
+  });
+
+  it('releases at the last good rate measured at the first failure', () => {
+    const c = control({ pacing: false });
+    for (let i = 0; i < 20; i++) attempt(c, i * 10, false); // 100 per second
+    attempt(c, 200, true);
+    for (let i = 0; i < 4; i++) attempt(c, 1500, true);
+    c.settle(passOf(c.admit(O, 2000, Infinity)).pass, 2000, { failed: false });
+    const slots = Array.from({ length: 2 }, () => passOf(c.admit(O, 2000, Infinity)).at);
+    expect(slots).toEqual([2000, 2010]);
+  });
+
+  it('wakes the calls waiting for the breaker only when a probe settles, oldest first', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    const woken: string[] = [];
+    const offA = c.onChange(O, 30, () => woken.push('a'));
+    c.onChange(O, 10, () => woken.push('b'));
+    c.onChange(O, 20, () => woken.push('c'));
+    offA();
+    offA(); // unsubscribing twice removes nobody else
+    // An attempt sent before the breaker opened settles: nothing changed for the waiters.
+    c.observe(O, 100, { failed: true });
+    expect(woken).toEqual([]);
+    c.settle(passOf(c.admit(O, 500, Infinity)).pass, 500, { failed: false });
+    expect(woken).toEqual(['b', 'c']);
+  });
+
+  it('lets the first waiter unsubscribe', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    const woken: string[] = [];
+    const off = c.onChange(O, 10, () => woken.push('a'));
+    c.onChange(O, 20, () => woken.push('b'));
+    off();
+    c.settle(passOf(c.admit(O, 500, Infinity)).pass, 500, { failed: false });
+    expect(woken).toEqual(['b']);
+  });
+
+  it('does not wake the calls waiting for slots while the origin stays paced', () => {
+    const c = control({ circuitBreaker: false });
+    attempt(c, 0, false);
+    attempt(c, 0, true, 429);
+    const woken: string[] = [];
+    c.onChange(O, 0, () => woken.push('slot'), true);
+    passOf(c.admit(O, 100, Infinity));
+    attempt(c, 200, true, 429); // paced again, slower
+    expect(woken).toEqual([]);
+  });
+
+  it('keeps the 100 most recently used origins, an origin used again counting as recent', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    for (let i = 0; i < 99; i++) c.admit(`http://o${i}.test`, 0, Infinity);
+    expect(c.admit(O, 0, Infinity)).toEqual({ until: 500 }); // 100 origins: still known
+    c.admit('http://o0.test', 0, Infinity);
+    c.admit('http://new.test', 0, Infinity); // forgets o1, the least recently used
+    expect(c.admit(O, 0, Infinity)).toEqual({ until: 500 });
   });
 });

@@ -16,6 +16,23 @@ describe('originOf', () => {
     expect(originOf(baseURL, url)).toBe(origin);
   });
 
+  it('takes a relative URL that holds another URL for a relative one', () => {
+    expect(originOf('https://api.example.com', 'go?to=http://other.test/x')).toBe(
+      'https://api.example.com',
+    );
+    expect(originOf('https://api.example.com', 'redirect/https://other.test')).toBe(
+      'https://api.example.com',
+    );
+    expect(originOf(undefined, 'redirect/https://other.test')).toBe('http://localhost');
+  });
+
+  it('takes a protocol-relative URL for an absolute one, whatever the baseURL', () => {
+    // (the scheme is the page's, or http in Node, as in the test above)
+    expect(originOf('https://api.example.com', '//cdn.example.com/x')).toMatch(
+      /^https?:\/\/cdn\.example\.com$/,
+    );
+  });
+
   it('sends a relative URL with no baseURL where axios in Node does: localhost', () => {
     expect(originOf(undefined, '/items')).toBe('http://localhost');
     expect(originOf(undefined, undefined)).toBe('http://localhost');
@@ -27,6 +44,16 @@ describe('originOf', () => {
     try {
       expect(originOf(undefined, '/items')).toBe('https://app.example.com');
       expect(originOf(undefined, '//cdn.example.com/x')).toBe('https://cdn.example.com');
+    } finally {
+      delete g.location;
+    }
+  });
+
+  it("falls back to localhost when the page's origin is opaque ('null')", () => {
+    const g = globalThis as { location?: unknown };
+    g.location = { origin: 'null' };
+    try {
+      expect(originOf(undefined, '/items')).toBe('http://localhost');
     } finally {
       delete g.location;
     }

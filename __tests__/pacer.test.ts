@@ -108,6 +108,22 @@ describe('createPacer', () => {
     expect(p.paced).toBe(false);
   });
 
+  it('counts healthyAfterMs from the last signal', () => {
+    const p = pacer();
+    p.throttle(1000, counts(10), undefined, 'limit');
+    expect(p.reserve(5999, Infinity)).toBe(5999);
+    expect(p.paced).toBe(true);
+    expect(p.reserve(6000, Infinity)).toBe(6000);
+    expect(p.paced).toBe(false);
+  });
+
+  it('reserves nothing past the latest time while held with no rate known', () => {
+    const p = pacer(() => 0.25);
+    p.throttle(0, counts(0, 1), 1000, 'quota');
+    expect(p.reserve(0, 1249)).toBeUndefined();
+    expect(p.reserve(0, 1250)).toBe(1250);
+  });
+
   it('reserves nothing when the slot would come after the latest time given', () => {
     const p = pacer();
     p.throttle(0, counts(1), undefined, 'limit'); // 1 per second
@@ -186,6 +202,31 @@ describe('createPacer: overload that pacing did not cause', () => {
     p.throttle(5000, counts(10, 20), undefined, 'overload');
     expect(p.paced).toBe(true);
     p.throttle(5100, counts(10, 20), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('gives pacing a whole window to cure an overload before it gives up', () => {
+    const p = pacer();
+    p.throttle(0, counts(70, 30), undefined, 'overload');
+    p.throttle(1100, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
+    const p = pacer();
+    p.throttle(0, counts(70, 30), undefined, 'overload');
+    p.throttle(1201, counts(70, 30), undefined, 'overload'); // gives up: ignores until 6201
+    p.throttle(3000, counts(70, 30), undefined, 'overload'); // ignored: until 8000 now
+    p.throttle(7000, counts(70, 30), undefined, 'overload'); // ignored: until 12000
+    expect(p.paced).toBe(false);
+    p.throttle(12_000, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('does not take the time paced for a 429 as a window of pacing that failed to cure a 503', () => {
+    const p = pacer();
+    p.throttle(0, counts(50), undefined, 'limit');
+    p.throttle(1500, counts(70, 30), undefined, 'overload');
     expect(p.paced).toBe(true);
   });
 });

@@ -17,6 +17,21 @@ describe('readRateLimit', () => {
       3_600_000,
       undefined,
     ],
+    ['draft 7, remaining first', { ratelimit: 'remaining=42, limit=100, reset=7' }, 42, 7000, 100],
+    [
+      'draft 8, spaces before parameters',
+      { ratelimit: '"default"; r=15; t=60' },
+      15,
+      60_000,
+      undefined,
+    ],
+    [
+      'draft 8, the policy with least left listed first',
+      { ratelimit: '"daily";r=2;t=3600, "burst";r=9;t=1' },
+      2,
+      3_600_000,
+      undefined,
+    ],
     ['early drafts', { 'ratelimit-remaining': '4', 'ratelimit-reset': '12' }, 4, 12_000, undefined],
     [
       'X- headers, delta-seconds',
@@ -82,6 +97,10 @@ describe('readRateLimit', () => {
     expect(read({ 'ratelimit-remaining': '5', 'x-ratelimit-remaining': '6' })).toEqual({
       remaining: 5,
     });
+  });
+
+  it('prefers RateLimit-Reset to X-RateLimit-Reset', () => {
+    expect(read({ 'ratelimit-reset': '5', 'x-ratelimit-reset': '60' })).toEqual({ resetMs: 5000 });
   });
 
   it('says nothing when there is nothing', () => {

@@ -176,19 +176,19 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       // The probe is one attempt: it goes at once, not after the slots of the calls before it.
       const { pacer } = state;
       let at: number | undefined = now;
-      if (admission !== 'probe') {
+      if (admission === 'probe') {
+        if (now > latest) {
+          // No time left for this call: give the probe back, for one that has it.
+          state.breaker?.record(now, undefined, true);
+          wakeAll(state.waiters);
+          return { late: true };
+        }
+      } else {
         // Only a paced pacer can stop pacing (and wake the calls waiting for its slots).
         at = pacer.paced
           ? pacerChange(state, () => pacer.reserve(now, latest))
           : pacer.reserve(now, latest);
-      }
-      if (at === undefined) {
-        if (admission === 'probe') {
-          // Give the probe back, for a call that has the time.
-          state.breaker?.record(now, undefined, true);
-          wakeAll(state.waiters);
-        }
-        return { late: true };
+        if (at === undefined) return { late: true };
       }
       state.inFlight++;
       const pass =
