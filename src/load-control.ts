@@ -191,11 +191,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         if (at === undefined) return { late: true };
       }
       state.inFlight++;
-      const pass =
-        admission === 'probe'
-          ? { origin: state, probe: true }
-          : (state.send ??= { origin: state, probe: false });
-      return { pass, at };
+      if (admission === 'probe') return { pass: { origin: state, probe: true }, at };
+      state.send ??= { origin: state, probe: false };
+      return { pass: state.send, at };
     },
 
     settle({ origin: state, probe }, now, ending) {
