@@ -5,6 +5,7 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import { attachRetry, type RetryOptions, retryInterceptor } from '../src';
+import { failureIn } from './helpers/failure';
 import { settle } from './helpers/mock-client';
 
 // An adapter that behaves like the http adapter with a body dripping in: it ignores `timeout`
@@ -66,16 +67,11 @@ function client(options: RetryOptions, replies: Reply[] = []) {
   return { instance, attempts, signals };
 }
 
-function failureOf(outcome: { error?: unknown }): AxiosError {
-  expect(outcome.error).toBeInstanceOf(AxiosError);
-  return outcome.error as AxiosError;
-}
-
 describe('the deadline bounds each whole attempt, body included', () => {
   it('cuts a first attempt that outlives it, with stopReason deadline and a timeout error', async () => {
     const { instance } = client({ deadlineMs: 2000 });
     const outcome = await settle(instance.get('/drip'));
-    const error = failureOf(outcome);
+    const error = failureIn(outcome);
     expect(Date.now()).toBe(2000);
     expect(axios.isCancel(error)).toBe(false);
     expect(error.code).toBe('ECONNABORTED');
@@ -87,7 +83,7 @@ describe('the deadline bounds each whole attempt, body included', () => {
 
   it('cuts a retry that outlives it', async () => {
     const { instance, attempts } = client({ deadlineMs: 1000 }, [status(503)]);
-    const error = failureOf(await settle(instance.get('/drip')));
+    const error = failureIn(await settle(instance.get('/drip')));
     expect(attempts).toHaveLength(2);
     expect(Date.now()).toBe(1000);
     expect(error.config?.retryState).toMatchObject({ retryCount: 1, stopReason: 'deadline' });
@@ -99,7 +95,7 @@ describe('the deadline bounds each whole attempt, body included', () => {
       adapter: (config) => (config.retryState ? dripping(config) : status(503)(config)),
     });
     instance.interceptors.response.use(undefined, retryInterceptor({ deadlineMs: 500 }));
-    const error = failureOf(await settle(instance.get('/drip')));
+    const error = failureIn(await settle(instance.get('/drip')));
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(Date.now()).toBeLessThanOrEqual(500);
   });

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { Readable } from 'node:stream';
-import axios, { AxiosError } from 'axios';
+import axios from 'axios';
 import type { RetryOptions } from '../src';
 import { attachRetry } from '../src';
+import { failureOf } from './helpers/failure';
 import { type LoopbackServer, startServer } from './helpers/loopback-server';
 
 // Faults that real servers produce part-way through a response, on real sockets on 127.0.0.1.
@@ -34,15 +35,6 @@ const supported = (['http', 'fetch'] as const).filter((name) => {
 });
 const eachAdapter = supported.length > 0 ? it.each(supported) : it.skip.each(['http']);
 const newAxios = supported.length > 0 ? it : it.skip;
-
-async function failureOf(call: Promise<unknown>): Promise<AxiosError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AxiosError);
-  return error as AxiosError;
-}
 
 /** Sends the head and one byte, then a byte every `everyMs` until `bytes` are sent. */
 function drip(res: http.ServerResponse, bytes: number, everyMs: number): void {

@@ -1,6 +1,7 @@
-import axios, { AxiosError } from 'axios';
+import axios from 'axios';
 import type { RetryOptions } from '../src';
 import { attachRetry } from '../src';
+import { failureOf } from './helpers/failure';
 import { type LoopbackServer, startServer } from './helpers/loopback-server';
 
 // Real sockets on 127.0.0.1 with real faults. Delays are kept short with a small baseDelayMs;
@@ -16,15 +17,6 @@ function clientFor(url: string, options: RetryOptions = {}) {
   const client = axios.create({ baseURL: url });
   attachRetry(client, { baseDelayMs: 20, maxDelayMs: 200, ...options });
   return client;
-}
-
-async function failureOf(call: Promise<unknown>): Promise<AxiosError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AxiosError);
-  return error as AxiosError;
 }
 
 it('retries a GET whose connection is reset mid-request', async () => {

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import axios, { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { attachRetry, retryInterceptor } from '../src';
+import { failureIn } from './helpers/failure';
 import { failWith, mockClient, settle } from './helpers/mock-client';
 
 beforeEach(() => {
@@ -10,12 +11,6 @@ beforeEach(() => {
 afterEach(() => {
   jest.useRealTimers();
 });
-
-/** The error a call rejected with, typed for assertions. */
-function failureOf(outcome: { error?: unknown }): AxiosError {
-  expect(outcome.error).toBeInstanceOf(AxiosError);
-  return outcome.error as AxiosError;
-}
 
 describe('retrying a failed call', () => {
   it('rides through 503s with full-jitter delays and records the state on the config', async () => {
@@ -62,7 +57,7 @@ describe('retrying a failed call', () => {
       .replyOnce(502, 'second')
       .onGet('/items')
       .reply(500, 'third');
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(axios.isAxiosError(error)).toBe(true);
     expect(error.response?.data).toBe('third');
     expect(error.config?.retryState).toMatchObject({
@@ -75,7 +70,7 @@ describe('retrying a failed call', () => {
   it('does not retry a 4xx other than 408 and 429', async () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').reply(404);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -106,7 +101,7 @@ describe('retrying a failed call', () => {
   it('does not retry a failure it cannot recognise (no code, no response)', async () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').networkError();
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -114,7 +109,7 @@ describe('retrying a failed call', () => {
   it('does not retry a timed-out POST that has no idempotency key', async () => {
     const { client, mock } = mockClient();
     mock.onPost('/charges').timeout();
-    const error = failureOf(await settle(client.post('/charges', { amount: 100 })));
+    const error = failureIn(await settle(client.post('/charges', { amount: 100 })));
     expect(error.code).toBe('ECONNABORTED');
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(mock.history.post).toHaveLength(1);
@@ -144,7 +139,7 @@ describe('per-request config', () => {
   it('turns retries off with retry: false', async () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items', { retry: false })));
+    const error = failureIn(await settle(client.get('/items', { retry: false })));
     expect(error.config?.retryState?.stopReason).toBe('disabled');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -152,7 +147,7 @@ describe('per-request config', () => {
   it('overrides the client options field by field', async () => {
     const { client, mock, events } = mockClient({ retries: 5 });
     mock.onGet('/items').reply(503);
-    const error = failureOf(
+    const error = failureIn(
       await settle(client.get('/items', { retry: { retries: 1, baseDelayMs: 1000 } })),
     );
     expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
@@ -341,7 +336,7 @@ describe('idempotency keys', () => {
     const { client, mock } = mockClient({ idempotencyKey: true });
     if (!first) mock.onPost('/charges').replyOnce(503);
     mock.onPost('/charges').reply(status);
-    const error = failureOf(await settle(client.post('/charges', {})));
+    const error = failureIn(await settle(client.post('/charges', {})));
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(mock.history.post).toHaveLength(first ? 1 : 2);
   });
@@ -349,7 +344,7 @@ describe('idempotency keys', () => {
   it('does not retry a write that carries no key', async () => {
     const { client, mock } = mockClient();
     mock.onPost('/charges').reply(503);
-    const error = failureOf(await settle(client.post('/charges', {})));
+    const error = failureIn(await settle(client.post('/charges', {})));
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(mock.history.post).toHaveLength(1);
   });
@@ -377,7 +372,7 @@ describe('Retry-After', () => {
   it('fails at once when the wait is longer than maxRetryAfterMs', async () => {
     const { client, mock } = mockClient({ maxRetryAfterMs: 5000 });
     mock.onGet('/items').reply(429, '', { 'retry-after': '6' });
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('retry-after-too-long');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -402,7 +397,7 @@ describe('the deadline', () => {
   it('stops with deadline when a Retry-After ends past it', async () => {
     const { client, mock } = mockClient({ deadlineMs: 2000 });
     mock.onGet('/items').reply(503, '', { 'retry-after': '5' });
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -410,7 +405,7 @@ describe('the deadline', () => {
   it('gives one last attempt inside the deadline, then stops with deadline', async () => {
     const { client, mock } = mockClient({ deadlineMs: 250, retries: 10, random: () => 0.9 });
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     // Delays 90 and 180 (ceilings 100, 200); 90 + 180 = 270 > 250, so the second retry is the
     // last one, drawn over the 160 ms left: 0.9 × 160 = 144.
     expect(error.config?.retryState).toMatchObject({
@@ -653,7 +648,7 @@ describe('re-issuing the same call', () => {
   it('does not retry a stream body, which the first attempt consumed', async () => {
     const { client, mock } = mockClient({ idempotencyKey: true });
     mock.onPut('/upload').reply(503);
-    const error = failureOf(await settle(client.put('/upload', Readable.from(['a', 'b']))));
+    const error = failureIn(await settle(client.put('/upload', Readable.from(['a', 'b']))));
     expect(error.config?.retryState?.stopReason).toBe('body-not-replayable');
     expect(mock.history.put).toHaveLength(1);
   });
@@ -664,7 +659,7 @@ describe('attachRetry', () => {
     const { client, mock, detach } = mockClient();
     detach();
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState).toBeUndefined();
     expect(mock.history.get).toHaveLength(1);
   });
@@ -713,7 +708,7 @@ describe('retryInterceptor used alone', () => {
 
   it('cannot stamp a key on the first attempt, so a POST is retried only with a key of its own', async () => {
     const unkeyed = bareClient({ idempotencyKey: true });
-    const error = failureOf(await settle(unkeyed.client.post('/charges', {})));
+    const error = failureIn(await settle(unkeyed.client.post('/charges', {})));
     expect(error.config?.retryState?.stopReason).toBe('not-retryable');
     expect(unkeyed.sent).toHaveLength(1);
 
@@ -799,7 +794,7 @@ describe('wiring details', () => {
       },
     });
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
     expect(asked).toEqual([0, 1]);
     expect(mock.history.get).toHaveLength(3);

@@ -2,13 +2,14 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import axios, {
   type AxiosAdapter,
-  AxiosError,
+  type AxiosError,
   type AxiosInstance,
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
 import type { CircuitStateChange, RetryOptions } from '../src';
 import { attachRetry } from '../src';
+import { failureOf } from './helpers/failure';
 import { type LoopbackServer, startServer } from './helpers/loopback-server';
 import { type QuotaHeaders, startRateLimiter } from './helpers/rate-limiter';
 
@@ -131,15 +132,6 @@ function clientFor(baseURL: string | undefined, options: RetryOptions = {}): Tes
           },
   });
   return { http: instance, sends, events, marks };
-}
-
-async function failureOf(call: Promise<unknown>): Promise<AxiosError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AxiosError);
-  return error as AxiosError;
 }
 
 const median = (values: readonly number[]): number => {

@@ -1,5 +1,6 @@
 import axios, { AxiosError, CanceledError } from 'axios';
 import { type CircuitStateChange, retryInterceptor } from '../src';
+import { failureIn } from './helpers/failure';
 import { failWith, mockClient, settle } from './helpers/mock-client';
 
 beforeEach(() => {
@@ -26,16 +27,11 @@ async function openedClient(options = {}) {
   return { ...made, events };
 }
 
-function failureOf(outcome: { error?: unknown }): AxiosError {
-  expect(outcome.error).toBeInstanceOf(AxiosError);
-  return outcome.error as AxiosError;
-}
-
 describe('the circuit breaker, through axios', () => {
   it('fails a call without a deadline fast, with an AxiosError that names the origin', async () => {
     const { client, mock } = await openedClient();
     const startedAt = Date.now();
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(axios.isAxiosError(error)).toBe(true);
     expect(error.code).toBe('ERR_CIRCUIT_OPEN');
     expect(error.message).toContain('http://api.test');
@@ -48,7 +44,7 @@ describe('the circuit breaker, through axios', () => {
   it('stops a retry that meets it with the error of the attempt before', async () => {
     const { client, mock } = mockClient({ retries: 5, circuitBreaker: breaker });
     mock.onGet('/items').reply(503);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     // Four attempts open the breaker; the fourth retry is held back and the 503 is kept.
     expect(mock.history.get).toHaveLength(4);
     expect(error.response?.status).toBe(503);
@@ -57,7 +53,7 @@ describe('the circuit breaker, through axios', () => {
 
   it('fails a request with retries off fast too', async () => {
     const { client, mock } = await openedClient();
-    const error = failureOf(await settle(client.get('/items', { retry: false })));
+    const error = failureIn(await settle(client.get('/items', { retry: false })));
     expect(error.code).toBe('ERR_CIRCUIT_OPEN');
     expect(error.config?.retryState?.stopReason).toBe('circuit-open');
     expect(mock.history.get).toHaveLength(0);
@@ -102,7 +98,7 @@ describe('the circuit breaker, through axios', () => {
 
   it('stops with "deadline" when the break ends after the deadline', async () => {
     const { client, mock } = await openedClient();
-    const error = failureOf(await settle(client.get('/items', { retry: { deadlineMs: 500 } })));
+    const error = failureIn(await settle(client.get('/items', { retry: { deadlineMs: 500 } })));
     expect(error.code).toBe('ERR_CIRCUIT_OPEN');
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(mock.history.get).toHaveLength(0);
@@ -113,7 +109,7 @@ describe('the circuit breaker, through axios', () => {
     mock.onGet('/items').reply(() => new Promise(() => {})); // the probe hangs
     void client.get('/items', { retry: { deadlineMs: 60_000 } }).catch(() => undefined);
     await jest.advanceTimersByTimeAsync(1000);
-    const error = failureOf(await settle(client.get('/items', { retry: { deadlineMs: 2000 } })));
+    const error = failureIn(await settle(client.get('/items', { retry: { deadlineMs: 2000 } })));
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(mock.history.get).toHaveLength(1);
   });
@@ -168,7 +164,7 @@ describe('the circuit breaker, through axios', () => {
     );
     for (let i = 0; i < 2; i++) await settle(client.get('/items')); // 4 attempts: open
     expect(sent).toBe(4);
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     // Its first attempt went out; its retry was held back.
     expect(sent).toBe(5);
     expect(error.response?.status).toBe(503);
@@ -241,7 +237,7 @@ describe('pacing, through axios', () => {
       .onGet('/items')
       .replyOnce(200, '', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '30' });
     await settle(client.get('/items'));
-    const error = failureOf(await settle(client.get('/items', { retry: { deadlineMs: 1000 } })));
+    const error = failureIn(await settle(client.get('/items', { retry: { deadlineMs: 1000 } })));
     expect(error.code).toBe('ERR_RATE_LIMITED');
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(mock.history.get).toHaveLength(1);
@@ -282,7 +278,7 @@ describe('the retry budget beside load control', () => {
     });
     mock.onGet('/items').reply(503);
     await settle(client.get('/items'));
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState?.stopReason).toBe('budget-exhausted');
   });
 
@@ -303,7 +299,7 @@ describe('connection failures and the breaker', () => {
     const { client, mock } = mockClient({ retries: 0, circuitBreaker: breaker });
     mock.onGet('/items').reply(failWith('ECONNREFUSED'));
     for (let i = 0; i < 4; i++) await settle(client.get('/items'));
-    const error = failureOf(await settle(client.get('/items')));
+    const error = failureIn(await settle(client.get('/items')));
     expect(error.code).toBe('ERR_CIRCUIT_OPEN');
   });
 

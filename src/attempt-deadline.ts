@@ -1,5 +1,5 @@
 import { AxiosError, type InternalAxiosRequestConfig } from 'axios';
-import { setLongTimeout } from './long-timer';
+import { MAX_TIMER_MS, setLongTimeout } from './long-timer';
 
 interface BoundAttempt {
   /** The caller's own signal, given back to the config when the attempt settles. */
@@ -74,4 +74,14 @@ export function deadlineError(failure: AxiosError, deadlineMs: number | undefine
     failure.request,
     failure.response,
   );
+}
+
+/**
+ * Lowers the attempt's axios `timeout` to the `leftMs` its deadline leaves: at least 1 ms (axios
+ * reads 0 as "none"), and no more than a runtime timer holds (a longer one would fire at once;
+ * the attempt's bound still holds the rest).
+ */
+export function clampTimeout(config: InternalAxiosRequestConfig, leftMs: number): void {
+  const timeout = Math.min(Math.max(1, Math.ceil(leftMs)), MAX_TIMER_MS);
+  config.timeout = config.timeout ? Math.min(config.timeout, timeout) : timeout;
 }

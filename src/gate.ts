@@ -4,6 +4,7 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
+import { clampTimeout } from './attempt-deadline';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
 import type { Ending, LoadControl, Pass } from './load-control';
@@ -252,10 +253,7 @@ export function gatedAdapter(
       if (waited > 0 && state) {
         config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };
         // The attempt's timeout was clamped to the deadline before the wait: clamp it again.
-        if (deadline !== undefined) {
-          const left = Math.max(1, Math.ceil(deadline - Date.now()));
-          config.timeout = config.timeout ? Math.min(config.timeout, left) : left;
-        }
+        if (deadline !== undefined) clampTimeout(config, deadline - Date.now());
       }
       return sendThrough(held);
     });

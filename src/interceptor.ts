@@ -4,14 +4,13 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
-import { boundAttempt, deadlineError, settleAttempt } from './attempt-deadline';
+import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
-import { MAX_TIMER_MS } from './long-timer';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { originOf } from './origin';
 import { type AttemptOutcome, decide } from './policy';
@@ -54,11 +53,8 @@ function clampToDeadline(
   now: number,
 ): void {
   if (!options || options.deadlineMs === undefined) return;
-  // axios reads a timeout of 0 as "none": never go below 1 ms.
   const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-  // A longer timeout would overflow the runtime's timer and fire at once; the bound still holds.
-  const timeout = Math.min(remaining, MAX_TIMER_MS);
-  config.timeout = config.timeout ? Math.min(config.timeout, timeout) : timeout;
+  clampTimeout(config, remaining);
   boundAttempt(config, remaining);
 }
 
@@ -133,9 +129,9 @@ function createRetryHandlers(
         })
       : undefined;
 
-  /** Sends this attempt through the gate of its origin (once per config; a retry keeps it). */
   // The wrapper of each adapter under the client's own options, made once (the success path).
   const shared = new WeakMap<object, ReturnType<typeof gatedAdapter>>();
+  /** Sends this attempt through the gate of its origin, in place of its adapter. */
   function gate(config: InternalAxiosRequestConfig, callOptions: ResolvedOptions | false): void {
     if (!control) return;
     const adapter = adapterOf(config) ?? defaultAdapter();

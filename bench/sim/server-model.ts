@@ -33,29 +33,37 @@ export interface WindowedCapacityOptions {
   readonly sendRetryAfter: boolean;
 }
 
+/** Counts arrivals in fixed windows of `windowMs`, as a fixed-window rate limiter does. */
+function fixedWindow(windowMs: number): () => { arrival: number; resetSeconds: number } {
+  let currentWindow = -1;
+  let arrivals = 0;
+  return () => {
+    const now = virtualNow();
+    const window = Math.floor(now / windowMs);
+    if (window !== currentWindow) {
+      currentWindow = window;
+      arrivals = 0;
+    }
+    arrivals += 1;
+    // Whole seconds until the next window, at least 1, as Retry-After and reset headers say it.
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
+    return { arrival: arrivals, resetSeconds };
+  };
+}
+
 /**
  * A server (or rate limiter) that admits the first `capacity` requests of each fixed window,
  * counted at arrival, and rejects the rest.
  */
 export function windowedCapacityServer(options: WindowedCapacityOptions): ServerModel {
-  let currentWindow = -1;
-  let admitted = 0;
+  const arrive = fixedWindow(options.windowMs);
   return {
     handle() {
-      const now = virtualNow();
-      const window = Math.floor(now / options.windowMs);
-      if (window !== currentWindow) {
-        currentWindow = window;
-        admitted = 0;
-      }
-      if (admitted < options.capacity) {
-        admitted += 1;
+      const { arrival, resetSeconds } = arrive();
+      if (arrival <= options.capacity) {
         return answerAfter(options.latencyMs, { kind: 'response', status: 200 });
       }
-      const untilNextWindowMs = (window + 1) * options.windowMs - now;
-      const headers = options.sendRetryAfter
-        ? { 'retry-after': String(Math.max(1, Math.ceil(untilNextWindowMs / 1000))) }
-        : undefined;
+      const headers = options.sendRetryAfter ? { 'retry-after': String(resetSeconds) } : undefined;
       return answerAfter(options.latencyMs, {
         kind: 'response',
         status: options.rejectStatus,
@@ -161,18 +169,10 @@ function rateLimitHeaders(
  * seconds until the window ends. A request past the limit is answered 429 with Retry-After too.
  */
 export function quotaServer(options: QuotaOptions): ServerModel {
-  let currentWindow = -1;
-  let hits = 0;
+  const arrive = fixedWindow(options.windowMs);
   return {
     handle() {
-      const now = virtualNow();
-      const window = Math.floor(now / options.windowMs);
-      if (window !== currentWindow) {
-        currentWindow = window;
-        hits = 0;
-      }
-      hits += 1;
-      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * options.windowMs - now) / 1000));
+      const { arrival: hits, resetSeconds } = arrive();
       const remaining = Math.max(0, options.limit - hits);
       const headers = rateLimitHeaders(options.style, options.limit, remaining, resetSeconds);
       if (hits <= options.limit) {
