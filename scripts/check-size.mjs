@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const entry = 'dist/index.mjs';
-// The target was 3 kB, then 6 kB with the breaker and pacing; the package measures about 9.0 kB:
+// The target was 3 kB, then 6 kB with the breaker and pacing; the package measures about 9.1 kB:
 // about 4.1 kB for the per-call core, 1.1 kB for the misuse errors, the per-attempt deadline,
 // long timers and stream release (issues 9 and 10), and 3.9 kB for per-origin load control (the
 // breaker, pacing, rate-limit headers and the gated adapter). This limit (9.25 KiB) stops it from
