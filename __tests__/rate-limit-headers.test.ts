@@ -82,6 +82,26 @@ describe('readRateLimit', () => {
     expect(read({ 'x-ratelimit-reset': reset })).toEqual({ resetMs: 90_000 });
   });
 
+  it('reads an epoch in milliseconds as milliseconds, not 54 000 years', () => {
+    expect(read({ 'x-ratelimit-reset': String(NOW + 60_000) })).toEqual({ resetMs: 60_000 });
+  });
+
+  it("ignores a server Date more than a day off (2001) next to a correct epoch reset", () => {
+    const date = 'Mon, 01 Jan 2001 00:00:00 GMT';
+    expect(read({ 'x-ratelimit-reset': String(NOW / 1000 + 30), date })).toEqual({
+      resetMs: 30_000,
+    });
+  });
+
+  it.each([
+    ['RateLimit-Reset of a year', { 'ratelimit-reset': '31536000' }],
+    ['draft 8 t=99999999', { ratelimit: '"default";r=0;t=99999999' }],
+    ['an epoch a year ahead', { 'x-ratelimit-reset': String(NOW / 1000 + 31_536_000) }],
+    ['400 digits', { 'ratelimit-reset': '9'.repeat(400) }],
+  ])('caps %s at a day', (_, headers) => {
+    expect(read(headers)?.resetMs).toBe(86_400_000);
+  });
+
   it('reads an epoch already past as no wait', () => {
     expect(read({ 'x-ratelimit-reset': String(NOW / 1000 - 5) })).toEqual({ resetMs: 0 });
   });

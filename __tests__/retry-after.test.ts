@@ -1,5 +1,10 @@
 import fc from 'fast-check';
-import { parseHttpDate, retryAfterMs } from '../src/retry-after';
+import {
+  MAX_SERVER_WAIT_MS,
+  parseHttpDate,
+  retryAfterMs,
+  serverNowOf,
+} from '../src/retry-after';
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0); // Mon, 30 Nov 2026 12:00:00 GMT
 
@@ -13,12 +18,40 @@ describe('retryAfterMs: delay-seconds', () => {
     expect(retryAfterMs(value, undefined, NOW)).toBe(ms);
   });
 
-  it('round-trips any whole number of seconds (property)', () => {
+  it('round-trips any whole number of seconds up to a day (property)', () => {
     fc.assert(
-      fc.property(fc.nat({ max: 10_000_000 }), (seconds) => {
+      fc.property(fc.nat({ max: 86_400 }), (seconds) => {
         return retryAfterMs(String(seconds), undefined, NOW) === seconds * 1000;
       }),
     );
+  });
+
+  it.each([
+    ['a day and a second', '86401'],
+    ['a year', '31536000'],
+    ['1 followed by 308 zeros', `1${'0'.repeat(308)}`],
+    ['400 digits (Infinity as a double)', '9'.repeat(400)],
+  ])('caps %s at a day', (_, value) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBe(MAX_SERVER_WAIT_MS);
+  });
+
+  it('caps an HTTP-date years ahead at a day', () => {
+    expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', undefined, NOW)).toBe(MAX_SERVER_WAIT_MS);
+  });
+});
+
+describe('serverNowOf', () => {
+  it('takes a Date skewed by more than a second, up to a day', () => {
+    const ahead = new Date(NOW + 30_000).toUTCString();
+    expect(serverNowOf(ahead, NOW)).toBe(NOW + 30_000);
+  });
+
+  it('takes its own clock for a Date within the second it is truncated to', () => {
+    expect(serverNowOf(new Date(NOW - 900).toUTCString(), NOW + 0)).toBe(NOW);
+  });
+
+  it('takes its own clock for a Date more than a day off (a broken server clock)', () => {
+    expect(serverNowOf('Mon, 01 Jan 2001 00:00:00 GMT', NOW)).toBe(NOW);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { OutcomeWindow } from './outcome-window';
+import type { AttemptResult, OutcomeWindow } from './outcome-window';
 import type { CircuitStateChange } from './types';
 
 export type CircuitState = CircuitStateChange['state'];
@@ -18,18 +18,21 @@ export interface CircuitBreakerSettings {
  */
 export type Admission = 'send' | 'probe' | number;
 
-/** How an attempt ended, for the breaker: a canceled one is `undefined` and does not count. */
-export type AttemptResult = 'success' | 'failure' | undefined;
-
 export interface CircuitBreaker {
   readonly state: CircuitState;
   admit(now: number): Admission;
+  /** When an open breaker lets its next probe through (`now` when it is not open). */
+  reopensAt(now: number): number;
   record(now: number, result: AttemptResult, probe: boolean): void;
+  /** Opens a closed breaker: a trouble seen elsewhere (on other routes) is this scope's too. */
+  trip(now: number): void;
 }
 
 /**
- * The breaker of one origin (pure; the clock and `random` are given). Closed, it opens when the
+ * The breaker of one scope (pure; the clock and `random` are given). Closed, it opens when the
  * window holds at least `minimumThroughput` attempts of which a share ≥ `failureRatio` failed.
+ * A throttled attempt (a 429) is never a failure: the origin answered, it is alive; it counts
+ * as an attempt that did not fail, and a throttled probe closes the breaker (pacing takes over).
  * Open, nothing is sent until the break is over; then, half-open, one attempt at a time goes as
  * the probe: a success closes it, a failure opens it again for a break twice as long (up to
  * `maxBreakDurationMs`), drawn from its upper half so that clients do not probe in step.
@@ -82,24 +85,29 @@ export function createCircuitBreaker(
       probing = true;
       return 'probe';
     },
+    reopensAt(now) {
+      return state === 'open' ? Math.max(now, openUntil) : now;
+    },
     record(now, result, probe) {
       if (probe) {
         probing = false;
-        if (result === 'success') moveTo('closed', now);
-        else if (result === 'failure') {
+        if (result === 'failure') {
           failedProbes++;
           open(now);
-        }
+        } else if (result) moveTo('closed', now);
         return;
       }
       if (result === undefined) return;
-      window.add(now, result === 'failure');
-      if (state !== 'closed' || result === 'success') return;
-      const { successes, failures } = window.counts(now);
-      const total = successes + failures;
+      window.add(now, result);
+      if (state !== 'closed' || result !== 'failure') return;
+      const { successes, failures, throttled } = window.counts(now);
+      const total = successes + failures + throttled;
       if (total >= settings.minimumThroughput && failures >= settings.failureRatio * total) {
         open(now);
       }
+    },
+    trip(now) {
+      if (state === 'closed') open(now);
     },
   };
 }

@@ -7,33 +7,45 @@ import axios, {
 import { clampTimeout } from './attempt-deadline';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
-import type { Ending, LoadControl, Pass } from './load-control';
-import { setLongTimeout } from './long-timer';
+import { now } from './clock';
+import type { Ending, LoadControl, Pass, Scope, Verdict } from './load-control';
 import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
 import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
 import { retryAfterMs } from './retry-after';
+import { routeOf } from './route';
+import { sleep } from './sleep';
 import type { StopReason } from './types';
 
 /**
  * The axios side of load control: each attempt goes through an adapter that first passes the
- * origin's gate (breaker, pacer), waiting within the call's deadline, then tells the gate how
- * the attempt ended. Wrapping the adapter sees every attempt's raw outcome, before any
- * interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
+ * gate of its origin and route (breaker, pacer), waiting no longer than its bound, then tells
+ * the gate how the attempt ended. Wrapping the adapter sees every attempt's raw outcome, before
+ * any interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
  */
 
 const ORIGINAL = Symbol('axios-safe-retry: adapter');
-const STOP = Symbol('axios-safe-retry: stop reason');
+const STOP = Symbol('axios-safe-retry: stop');
+
+/** Why the gate stopped a call, and when its scope is expected to accept again. */
+export interface GateStop {
+  readonly reason: StopReason;
+  readonly retryAfterMs: number;
+}
 
 type Gated = AxiosAdapter & { [ORIGINAL]: unknown };
-type GateError = AxiosError & { [STOP]?: StopReason };
+type GateError = AxiosError & { [STOP]?: GateStop };
 
 type GetAdapter = (adapter: unknown, config?: unknown) => AxiosAdapter;
 // Exported by axios since 1.5.1; before it, only a function adapter can be wrapped.
 const getAdapter = (axios as unknown as { getAdapter?: GetAdapter }).getAdapter;
 
-/** Why the gate stopped a call (`'circuit-open'` or `'deadline'`), if this error is the gate's. */
-export function gateStopOf(error: unknown): StopReason | undefined {
+// The least time an attempt needs to be worth sending (or the origin's usual latency, if more):
+// a slot with less of the deadline left would send a request the caller cannot wait for.
+export const MIN_USEFUL_MS = 50;
+
+/** Why the gate stopped a call, if this error is the gate's. */
+export function gateStopOf(error: unknown): GateStop | undefined {
   return (error as GateError)[STOP];
 }
 
@@ -43,18 +55,7 @@ export function adapterOf(config: InternalAxiosRequestConfig): unknown {
   return adapter?.[ORIGINAL] ?? adapter;
 }
 
-function gateError(
-  config: InternalAxiosRequestConfig,
-  code: string,
-  message: string,
-  stop: StopReason,
-): GateError {
-  const error: GateError = new AxiosError(`axios-safe-retry: ${message}`, code, config);
-  error[STOP] = stop;
-  return error;
-}
-
-/** What a response says of its origin's limits, its headers read in any case. */
+/** What a response says of its origin's limits, its headers read once. */
 export interface ResponseSignals {
   /** The status, GitHub's `403` with nothing remaining read as the `429` it is. */
   readonly status: number;
@@ -63,7 +64,8 @@ export interface ResponseSignals {
   readonly waitMs: number | undefined;
 }
 
-export function signalsOf(response: AxiosResponse, now: number): ResponseSignals {
+/** Reads a response's limits; `wallNow` is the wall clock, which HTTP dates are read against. */
+export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
   const headers: Record<string, string> = {};
   const given = (response.headers ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(given)) {
@@ -72,42 +74,52 @@ export function signalsOf(response: AxiosResponse, now: number): ResponseSignals
       headers[name.toLowerCase()] = String(value);
     }
   }
-  const rateLimit = readRateLimit((name) => headers[name], now);
+  const rateLimit = readRateLimit((name) => headers[name], wallNow);
   const retryAfter = headers['retry-after'];
   return {
     status: throttleStatus(response.status, rateLimit),
     rateLimit,
     waitMs:
-      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, now)) ??
+      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, wallNow)) ??
       rateLimit?.resetMs,
   };
 }
 
-const SUCCESS: Ending = Object.freeze({ failed: false });
-const RATE_LIMIT_HEADER = /ratelimit/i;
+const RATE_LIMIT_HEADER = /rate-?limit/i;
+// Faults of one request rather than of the connection: they are its route's, not the origin's.
+const ROUTE_FAULTS = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE']);
 
 /** How an attempt ended, for the gate: a failure is what the call would retry for. */
 function endingOf(
   response: AxiosResponse | undefined,
   error: AxiosError | undefined,
   statusCodes: readonly number[],
+  sentAt: number,
 ): Ending {
   if (!response) {
     const { kind } = classifyFailure({
       code: error?.code,
       causeCode: (error?.cause as { code?: string } | undefined)?.code,
     });
-    return { failed: kind === 'transient' ? true : undefined };
+    if (kind !== 'transient') return { result: undefined, sentAt };
+    return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code ?? ''), sentAt };
   }
   // The success path: a plain success that says nothing of rate limits needs no more reading.
   if (
     response.status < 400 &&
     !Object.keys(response.headers ?? {}).some((name) => RATE_LIMIT_HEADER.test(name))
   ) {
-    return SUCCESS;
+    return { result: 'success', sentAt };
   }
   const signals = signalsOf(response, Date.now());
-  return { ...signals, failed: statusCodes.includes(signals.status) };
+  const { status, waitMs } = signals;
+  const throttled = status === 429 || (status === 503 && waitMs !== undefined);
+  const failed = statusCodes.includes(status);
+  return {
+    ...signals,
+    result: throttled ? 'throttled' : failed ? 'failure' : 'success',
+    sentAt,
+  };
 }
 
 /** Tells the gate of a failed attempt that did not pass it (`retryInterceptor` alone). */
@@ -117,38 +129,107 @@ export function observeFailure(
   statusCodes: readonly number[],
 ): void {
   const { config } = failure;
+  const at = now();
   control.observe(
     originOf(config.baseURL, config.url),
-    Date.now(),
-    endingOf(failure.response, failure, statusCodes),
+    () => routeOf(config.baseURL, config.url),
+    at,
+    endingOf(failure.response, failure, statusCodes, at),
   );
 }
 
-/** Waits until `until`, or until the origin's breaker changes; rejects if the call is aborted. */
-function waitFor(
+const WOKEN = Symbol('woken');
+
+/** Waits until `until`, or until `subscribe`'s wake; rejects if the call is aborted. */
+async function waitUntil(
   until: number,
   config: InternalAxiosRequestConfig,
-  subscribe?: (wake: () => void) => () => void,
+  subscribe: (wake: () => void) => () => void,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let unsubscribeWake = (): void => {};
-    let unsubscribeCancel = (): void => {};
-    let clearTimer = (): void => {};
-    const finish = (error?: unknown): void => {
-      clearTimer();
-      unsubscribeWake();
-      unsubscribeCancel();
-      if (error) reject(error);
-      else resolve();
-    };
-    // A hold may be long (a quota that resets in days): past 2³¹−1 ms, timers are chained.
-    if (until < Infinity) clearTimer = setLongTimeout(finish, Math.ceil(until - Date.now()));
-    if (subscribe) unsubscribeWake = subscribe(() => finish());
-    const cancellation = cancellationOf(config);
-    if (cancellation) {
-      unsubscribeCancel = cancellation.subscribe(() => finish(cancellationError(config)));
-    }
-  });
+  let woken = false;
+  const cancellation = cancellationOf(config);
+  try {
+    await sleep(
+      until - now(),
+      {
+        subscribe(interrupt) {
+          const unsubscribeWake = subscribe(() => {
+            woken = true;
+            interrupt();
+          });
+          const unsubscribeCancel = cancellation?.subscribe(interrupt);
+          return () => {
+            unsubscribeWake();
+            unsubscribeCancel?.();
+          };
+        },
+      },
+      () => (woken ? WOKEN : cancellationError(config)),
+    );
+  } catch (error) {
+    if (error !== WOKEN) throw error;
+  }
+}
+
+/** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
+interface Bound {
+  readonly latest: number;
+  readonly reason: StopReason;
+  /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
+  readonly end: number;
+  /** The call has a deadline: it may wait for an open breaker (within the bound). */
+  readonly waitsForBreaker: boolean;
+}
+
+/**
+ * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
+ * deadline, nor (with no deadline) past its axios `timeout`, with enough time left to be useful.
+ */
+function boundOf(
+  config: InternalAxiosRequestConfig,
+  options: ResolvedOptions | false,
+  maxRetryAfterMs: number,
+  start: number,
+  latencyMs: number,
+): Bound {
+  const state = config.retryState;
+  const deadlineMs = options ? options.deadlineMs : undefined;
+  const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
+  const end = waitsForBreaker
+    ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
+    : config.timeout
+      ? start + config.timeout
+      : Infinity;
+  const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
+  const byWait = start + (options ? options.maxRetryAfterMs : maxRetryAfterMs);
+  const [latest, reason]: [number, StopReason] =
+    byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
+  return { latest, reason, end, waitsForBreaker };
+}
+
+/** The code of the error a call rejects with when an origin's breaker holds it back. */
+export const ERR_CIRCUIT_OPEN = 'ERR_CIRCUIT_OPEN';
+/** The code of the error a call rejects with when an origin's pacing holds it back too long. */
+export const ERR_RATE_LIMITED = 'ERR_RATE_LIMITED';
+type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
+
+function gateError(
+  config: InternalAxiosRequestConfig,
+  code: GateCode,
+  origin: string,
+  stop: GateStop,
+): GateError {
+  const what =
+    code === ERR_CIRCUIT_OPEN
+      ? `the circuit of ${origin} is open (README.md#testing says how to turn it off in tests)`
+      : `${origin} is paced past the latest this call can wait`;
+  const error: GateError = new AxiosError(
+    `axios-safe-retry: ${what}; it is expected to accept again in ${stop.retryAfterMs} ms`,
+    code,
+    config,
+  );
+  error[STOP] = stop;
+  return error;
 }
 
 /**
@@ -158,52 +239,54 @@ function waitFor(
 function pass(
   control: LoadControl,
   origin: string,
+  route: () => string,
   config: InternalAxiosRequestConfig,
-  deadline: number | undefined,
-  now: number,
+  bound: Bound,
+  start: number,
 ): Pass | Promise<Pass> {
-  const verdict = control.admit(origin, now, deadline ?? Infinity);
-  if (verdict.pass && verdict.at <= now) return verdict.pass;
-  const startedAt = config.retryState?.startedAt ?? now;
+  const admit = (at: number): Verdict => control.admit(origin, route, at, bound.latest);
+  const verdict = admit(start);
+  if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
+  const startedAt = config.retryState?.startedAt ?? start;
+  const subscribe =
+    (scopes: readonly (Scope | undefined)[], forSlot: boolean) =>
+    (wake: () => void): (() => void) => {
+      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
+      return () => {
+        for (const unsubscribe of unsubscribes) unsubscribe?.();
+      };
+    };
+  const stop = (code: GateCode, at: number, reason = bound.reason): GateError =>
+    gateError(config, code, origin, {
+      reason,
+      retryAfterMs: Math.max(0, Math.ceil(at - now())),
+    });
   return (async () => {
-    for (let v = verdict; ; v = control.admit(origin, Date.now(), deadline ?? Infinity)) {
-      if (v.pass) {
+    for (let v = verdict; ; v = admit(now())) {
+      if (v.kind === 'go') {
+        const { pass: held } = v;
         try {
-          // Until the slot, or until the origin is no longer paced (the slot is then not needed).
-          await waitFor(v.at, config, (wake) => control.onChange(origin, startedAt, wake, true));
+          // Until the slot, or until the scope is no longer paced (the slot is then not needed).
+          await waitUntil(v.at, config, subscribe([held.origin, held.route], true));
         } catch (error) {
-          control.settle(v.pass, Date.now(), { failed: undefined });
+          control.settle(held, now(), { result: undefined, sentAt: now() }, route);
           throw error;
         }
-        if (control.mayStillGo(v.pass)) return v.pass;
-        // The breaker opened while the attempt waited for its slot: back to the gate.
-        control.settle(v.pass, Date.now(), { failed: undefined });
+        if (control.isStillAdmitted(held)) return held;
+        // A breaker opened while the attempt waited for its slot: back to the gate.
+        control.settle(held, now(), { result: undefined, sentAt: now() }, route);
         continue;
       }
-      if ('late' in v) {
-        throw gateError(
-          config,
-          'ERR_RATE_LIMITED',
-          `${origin} is paced past the deadline`,
-          'deadline',
-        );
+      if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
+      // An open breaker: a call with no deadline fails fast; one with a deadline waits within
+      // its bound, woken when the breaker changes (a probe in flight may close it any moment:
+      // it is expected back within the origin's usual latency).
+      const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
+      if (!bound.waitsForBreaker) throw stop(ERR_CIRCUIT_OPEN, expected, 'circuit-open');
+      if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
+        throw stop(ERR_CIRCUIT_OPEN, expected);
       }
-      // A break that ends past the deadline cannot let the call through in time; a probe in
-      // flight (`Infinity`) may close the breaker at any moment, until the deadline.
-      const late =
-        deadline !== undefined &&
-        (Date.now() >= deadline || (v.until < Infinity && v.until >= deadline));
-      if (deadline === undefined || late) {
-        throw gateError(
-          config,
-          'ERR_CIRCUIT_OPEN',
-          `the circuit of ${origin} is open`,
-          deadline === undefined ? 'circuit-open' : 'deadline',
-        );
-      }
-      await waitFor(Math.min(v.until, deadline), config, (wake) =>
-        control.onChange(origin, startedAt, wake),
-      );
+      await waitUntil(Math.min(v.until, bound.latest), config, subscribe([v.scope], false));
     }
   })();
 }
@@ -217,43 +300,49 @@ export function gatedAdapter(
   control: LoadControl,
   options: ResolvedOptions | false,
   statusCodes: readonly number[],
+  maxRetryAfterMs: number,
 ): AxiosAdapter | undefined {
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
-  const deadlineMs = options ? options.deadlineMs : undefined;
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
+    const origin = originOf(config.baseURL, config.url);
+    let routeName: string | undefined;
+    const route = (): string => {
+      routeName ??= routeOf(config.baseURL, config.url);
+      return routeName;
+    };
     const sendThrough = (passed: Pass): Promise<AxiosResponse> => {
+      const sentAt = now();
+      const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
+        control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt), route);
       // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
       let sent: Promise<AxiosResponse>;
       try {
         sent = send(config);
       } catch (error) {
-        control.settle(passed, Date.now(), endingOf(undefined, error as AxiosError, statusCodes));
+        settle(undefined, error as AxiosError);
         throw error;
       }
       sent.then(
-        (response) =>
-          control.settle(passed, Date.now(), endingOf(response, undefined, statusCodes)),
-        (error: AxiosError) =>
-          control.settle(passed, Date.now(), endingOf(error?.response, error, statusCodes)),
+        (response) => settle(response, undefined),
+        (error: AxiosError) => settle(error?.response, error),
       );
       return sent;
     };
-    const state = config.retryState;
-    const deadline = deadlineMs === undefined || !state ? undefined : state.startedAt + deadlineMs;
-    const origin = originOf(config.baseURL, config.url);
-    const waitingSince = Date.now();
-    const passed = pass(control, origin, config, deadline, waitingSince);
+    const start = now();
+    const bound = boundOf(config, options, maxRetryAfterMs, start, control.latencyOf(origin));
+    const passed = pass(control, origin, route, config, bound, start);
     if (!(passed instanceof Promise)) return sendThrough(passed);
     return passed.then((held) => {
-      const waited = Date.now() - waitingSince;
+      const waited = now() - start;
+      const state = config.retryState;
       if (waited > 0 && state) {
         config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };
-        // The attempt's timeout was clamped to the deadline before the wait: clamp it again.
-        if (deadline !== undefined) clampTimeout(config, deadline - Date.now());
+        // The attempt's timeout was set before the wait: what is left of the deadline now.
+        if (bound.end < Infinity) clampTimeout(config, bound.end - now());
       }
       return sendThrough(held);
     });

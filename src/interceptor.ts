@@ -8,7 +8,15 @@ import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './atte
 import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
-import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
+import { now as clockNow } from './clock';
+import {
+  adapterOf,
+  type GateStop,
+  gatedAdapter,
+  gateStopOf,
+  observeFailure,
+  signalsOf,
+} from './gate';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
@@ -17,6 +25,7 @@ import { type AttemptOutcome, decide } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
+import { routeOf } from './route';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
@@ -66,8 +75,8 @@ function outcomeOf(
 ): AttemptOutcome {
   const { config, response } = failure;
   const headers = response?.headers;
-  const now = Date.now();
-  const signals = response && signalsOf(response, now);
+  const now = clockNow();
+  const signals = response && signalsOf(response, Date.now());
   const status = signals?.status;
   return {
     classification: classifyFailure({
@@ -78,7 +87,12 @@ function outcomeOf(
     }),
     status,
     rateLimitResetMs: signals?.rateLimit?.resetMs,
-    retryIsFree: control?.retryIsFree(originOf(config.baseURL, config.url), now) ?? false,
+    retryIsFree:
+      control?.isRetryBudgetFree(
+        originOf(config.baseURL, config.url),
+        () => routeOf(config.baseURL, config.url),
+        now,
+      ) ?? false,
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       state.idempotencyKey !== undefined ||
@@ -90,14 +104,20 @@ function outcomeOf(
   };
 }
 
-/** Ends the call: the error is rethrown as it is, with why retrying stopped on its config. */
+/**
+ * Ends the call: the error is rethrown as it is, with why retrying stopped on its config (and,
+ * when the gate stopped it, when its origin is expected to accept again).
+ */
 function stopped(
   error: unknown,
   config: InternalAxiosRequestConfig,
   state: RetryState,
-  reason: StopReason,
+  reason: StopReason | GateStop,
 ): unknown {
-  config.retryState = { ...state, stopReason: reason };
+  config.retryState =
+    typeof reason === 'string'
+      ? { ...state, stopReason: reason }
+      : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
   return error;
 }
 
@@ -120,12 +140,15 @@ function createRetryHandlers(
 ): RetryHandlers {
   const client = resolveClientOptions(options);
   const budget = client.budget ? createRetryBudget(client.budget) : undefined;
+  // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
+  // charges retries by the same rule either way.
   const control =
-    client.circuitBreaker || client.pacing
+    client.circuitBreaker || client.pacing || client.budget
       ? createLoadControl({
           circuitBreaker: client.circuitBreaker,
           pacing: client.pacing,
           random: client.options.random,
+          probeEveryMs: client.options.maxRetryAfterMs,
         })
       : undefined;
 
@@ -139,7 +162,13 @@ function createRetryHandlers(
     let gated = cacheable ? shared.get(adapter) : undefined;
     if (!gated) {
       const statusCodes = (callOptions || client.options).statusCodes;
-      gated = gatedAdapter(adapter, control, callOptions, statusCodes);
+      gated = gatedAdapter(
+        adapter,
+        control,
+        callOptions,
+        statusCodes,
+        client.options.maxRetryAfterMs,
+      );
       if (cacheable) shared.set(adapter, gated);
     }
     config.adapter = gated ?? config.adapter;
@@ -155,7 +184,7 @@ function createRetryHandlers(
       if (config.retryState) return config;
       try {
         const callOptions = resolveRequestOptions(client, config.retry);
-        const now = Date.now();
+        const now = clockNow();
         const key = callOptions
           ? stampIdempotencyKey(config.headers, config.method, callOptions)
           : undefined;
@@ -188,7 +217,7 @@ function createRetryHandlers(
       let state =
         failure.config.retryState ??
         startCall(
-          Date.now(),
+          clockNow(),
           readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)),
         );
       if (!callOptions) {
@@ -209,13 +238,8 @@ function createRetryHandlers(
         if (deadlineCut) {
           throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
         }
-        const decision = decide(
-          outcomeOf(failure, callOptions, state, control),
-          state,
-          callOptions,
-          budget,
-          Date.now(),
-        );
+        const outcome = outcomeOf(failure, callOptions, state, control);
+        const decision = decide(outcome, state, callOptions, budget, clockNow());
         if (!decision.retry) throw stopped(failure, config, state, decision.reason);
 
         const { delayMs, finalAttempt } = decision;
@@ -224,6 +248,9 @@ function createRetryHandlers(
           retryCount: state.retryCount + 1,
           delays: [...state.delays, delayMs],
           ...(finalAttempt ? { finalAttempt } : {}),
+          ...(outcome.classification.neverSent
+            ? { refusedCount: (state.refusedCount ?? 0) + 1 }
+            : {}),
         };
         const current = failure;
         releaseResponse(current);
@@ -238,7 +265,7 @@ function createRetryHandlers(
         );
 
         const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
-        clampToDeadline(retryConfig, callOptions, next, Date.now());
+        clampToDeadline(retryConfig, callOptions, next, clockNow());
         gate(retryConfig, callOptions);
         try {
           const response = await reissue(retryConfig);

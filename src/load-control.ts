@@ -3,46 +3,20 @@ import {
   type CircuitBreakerSettings,
   createCircuitBreaker,
 } from './circuit-breaker';
+import { now as clockNow } from './clock';
 import { DEFAULT_PACING } from './options';
-import { createOutcomeWindow, type OutcomeWindow } from './outcome-window';
-import {
-  createPacer,
-  PACING_WINDOW_MS,
-  type Pacer,
-  type PacingSettings,
-  type Signal,
-} from './pacer';
+import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
+import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
 import type { RateLimit } from './rate-limit-headers';
+import { createScopeCache } from './scope-cache';
+import { throttleSignal } from './throttle-signal';
 
 export interface LoadControlSettings {
   readonly circuitBreaker: CircuitBreakerSettings | false;
   readonly pacing: PacingSettings | false;
   readonly random: () => number;
-}
-
-/** An attempt let through, to be settled with how it ended. */
-export interface Pass {
-  readonly origin: OriginState;
-  readonly probe: boolean;
-}
-
-/**
- * What the gate says to an attempt: go at `at`; or wait for the breaker until `until` (`Infinity`:
- * until woken) and ask again; or `late`: the pacer has no slot before the deadline.
- */
-export type Verdict =
-  | { readonly pass: Pass; readonly at: number }
-  | { readonly pass?: undefined; readonly until: number }
-  | { readonly pass?: undefined; readonly late: true };
-
-/** How an attempt ended, as the gate needs it. */
-export interface Ending {
-  /** `undefined`: canceled, or a fault that says nothing of the origin; it does not count. */
-  readonly failed: boolean | undefined;
-  readonly status?: number | undefined;
-  /** The server's wait: `Retry-After`, else the rate limit's reset. */
-  readonly waitMs?: number | undefined;
-  readonly rateLimit?: RateLimit | undefined;
+  /** While a quota holds a scope for longer than this, one probe per this long checks it. */
+  readonly probeEveryMs: number;
 }
 
 interface Waiter {
@@ -50,200 +24,322 @@ interface Waiter {
   readonly wake: () => void;
 }
 
-interface OriginState {
-  /** Over `PACING_WINDOW_MS`: the rate the origin accepts, and whether it mostly fails. */
+/**
+ * The load-control state of one scope: an origin (connection faults, API-wide limits) or one
+ * route of it (its own failures and throttles).
+ */
+export interface Scope {
+  /** The origin, or the origin and the route. */
+  readonly name: string;
+  /** Routes only: the scope of their origin. */
+  readonly parent: Scope | undefined;
+  /** Over `PACING_WINDOW_MS`: the rate the scope accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
-  breaker: CircuitBreaker | undefined;
+  readonly breaker: CircuitBreaker | undefined;
   /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
-  shared: boolean;
+  readonly shared: boolean;
   readonly pacer: Pacer;
   inFlight: number;
-  /** Successes per second measured while the origin was healthy. */
+  /** Successes per second measured while the scope was healthy. */
   lastGoodRate: number;
   lastSuccessAt: number;
-  /** The pass of every attempt but a probe (made once: the success path allocates none). */
-  send?: Pass;
+  /** A smoothed time an attempt takes to succeed: a slot with less time left is not worth it. */
+  latencyMs: number;
   /** Calls waiting for the breaker, woken oldest first when it changes. */
   readonly waiters: Waiter[];
-  /** Calls waiting for a pacing slot, woken (to go at once) when the origin is no longer paced. */
+  /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
   readonly slotWaiters: Waiter[];
+  /** Origins only: whether any route of it has a scope of its own (if not, none is looked up). */
+  routed: boolean;
+  /** Origins only: the route that was last throttled, and when. */
+  lastThrottle?: { readonly route: string; readonly at: number } | undefined;
+  /** The pass of every plain attempt (made once: the success path allocates none). */
+  plain?: Pass;
 }
 
-// Attempts the pacing window must hold before a 503 may count as an overload.
-const MIN_OVERLOAD_SAMPLE = 20;
+/** An attempt let through, to be settled with how it ended. */
+export interface Pass {
+  readonly origin: Scope;
+  readonly route: Scope | undefined;
+  /** The scopes whose breaker this attempt probes. */
+  readonly probes?: readonly Scope[];
+  /** The scope whose quota hold this attempt probes. */
+  readonly holdProbe?: Scope;
+}
 
-/** A long-lived client may talk to many origins: it keeps the state of the most recent ones. */
-export const MAX_ORIGINS = 100;
+/**
+ * What the gate says to an attempt:
+ * - `go`: at `at` (reserved);
+ * - `wait`: for the breaker of `scope` until `until` (`Infinity`: until a probe in flight ends),
+ *   then ask again;
+ * - `late`: the earliest slot, `at`, is after the latest the call can use; nothing is reserved.
+ */
+export type Verdict =
+  | { readonly kind: 'go'; readonly pass: Pass; readonly at: number }
+  | { readonly kind: 'wait'; readonly scope: Scope; readonly until: number }
+  | { readonly kind: 'late'; readonly at: number };
+
+/** How an attempt ended, as load control needs it. */
+export interface Ending {
+  readonly result: AttemptResult;
+  /** A fault of the connection (refused, reset before an answer, DNS): it is the origin's. */
+  readonly originWide?: boolean;
+  readonly status?: number | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs?: number | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  /** When the attempt was sent. */
+  readonly sentAt: number;
+}
+
+/** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
+export const MAX_SCOPES = 256;
+
+// Weight of the latest success in the smoothed latency.
+const LATENCY_WEIGHT = 0.2;
 
 export interface LoadControl {
-  admit(origin: string, now: number, latest: number): Verdict;
-  /** Whether an attempt let through may still go after waiting for its slot: the breaker may have opened. */
-  mayStillGo(pass: Pass): boolean;
-  settle(pass: Pass, now: number, ending: Ending): void;
+  /** `route` is asked only when the origin has routes of its own (not on the success path). */
+  admit(origin: string, route: () => string, now: number, latest: number): Verdict;
+  /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
+  isStillAdmitted(pass: Pass): boolean;
+  settle(pass: Pass, now: number, ending: Ending, route: () => string): void;
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
-  observe(origin: string, now: number, ending: Ending): void;
-  /** Calls `wake` once the origin's breaker changes; returns the function that unsubscribes. */
-  onChange(origin: string, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
-  /** Whether a retry to this origin is free of the retry budget: paced, or mostly succeeding. */
-  retryIsFree(origin: string, now: number): boolean;
+  observe(origin: string, route: () => string, now: number, ending: Ending): void;
+  /** Calls `wake` once the scope's breaker changes, or (`forSlot`) once it is no longer paced. */
+  subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
+  /** The smoothed time an attempt to this origin takes. */
+  latencyOf(origin: string): number;
+  /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
+  isRetryBudgetFree(origin: string, route: () => string, now: number): boolean;
 }
 
+function wakeAll(waiting: Waiter[]): void {
+  const waiters = waiting.splice(0).sort((a, b) => a.startedAt - b.startedAt);
+  for (const waiter of waiters) waiter.wake();
+}
+
+/** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
+function pacerChange(scope: Scope, change: (pacer: Pacer) => void): void {
+  const wasPaced = scope.pacer.paced;
+  change(scope.pacer);
+  if (wasPaced && !scope.pacer.paced) wakeAll(scope.slotWaiters);
+}
+
+const isBusy = (scope: Scope): boolean =>
+  scope.inFlight > 0 ||
+  scope.waiters.length > 0 ||
+  scope.slotWaiters.length > 0 ||
+  scope.pacer.paced ||
+  scope.pacer.holdUntil > clockNow() ||
+  (scope.breaker !== undefined && scope.breaker.state !== 'closed');
+
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
-  const origins = new Map<string, OriginState>();
+  const scopes = createScopeCache<Scope>(MAX_SCOPES, isBusy);
   const { circuitBreaker, random } = settings;
   // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
   const pacing: PacingSettings = settings.pacing || DEFAULT_PACING;
+  const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
 
-  function wakeAll(waiting: Waiter[]): void {
-    const waiters = waiting.splice(0).sort((a, b) => a.startedAt - b.startedAt);
-    for (const waiter of waiters) waiter.wake();
-  }
-
-  /** Runs `change` on the origin's pacer; if it stops pacing, the calls waiting for slots go. */
-  function pacerChange<T>(state: OriginState, change: (pacer: Pacer) => T): T {
-    const wasPaced = state.pacer.paced;
-    const result = change(state.pacer);
-    if (wasPaced && !state.pacer.paced) wakeAll(state.slotWaiters);
-    return result;
-  }
-
-  let latest: OriginState | undefined;
-  function originState(origin: string): OriginState {
-    let state = origins.get(origin);
-    if (state === latest && state) return state;
-    if (state) {
-      // Most recently used last, so the first is the one to forget.
-      origins.delete(origin);
-    } else {
-      const created: OriginState = {
-        window: createOutcomeWindow(PACING_WINDOW_MS),
-        pacer: createPacer(pacing, random),
-        inFlight: 0,
-        lastGoodRate: 0,
-        lastSuccessAt: -Infinity,
-        waiters: [],
-        slotWaiters: [],
-        breaker: undefined,
-        shared: false,
-      };
-      if (circuitBreaker) {
-        // With the default window, the breaker counts in the pacing window (one count a success).
-        created.shared = circuitBreaker.windowMs === PACING_WINDOW_MS;
-        const window = created.shared
-          ? created.window
-          : createOutcomeWindow(circuitBreaker.windowMs);
-        created.breaker = createCircuitBreaker(origin, circuitBreaker, window, random, (now) => {
-          // Released oldest first, at the rate the origin handled before it failed (or spread
+  function newScope(name: string, parent?: Scope): Scope {
+    const window = createOutcomeWindow(PACING_WINDOW_MS);
+    const shared = circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
+    const scope: Scope = {
+      name,
+      parent,
+      window,
+      shared: !!shared,
+      breaker: undefined,
+      pacer: createPacer(pacing, random, settings.probeEveryMs),
+      inFlight: 0,
+      lastGoodRate: 0,
+      lastSuccessAt: -Infinity,
+      latencyMs: 0,
+      waiters: [],
+      slotWaiters: [],
+      routed: false,
+    };
+    if (circuitBreaker) {
+      const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
+      (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker(
+        name,
+        circuitBreaker,
+        ownWindow,
+        random,
+        (now) => {
+          // Released oldest first, at the rate the scope handled before it failed (or spread
           // over a second when that is unknown); with neither, there is nothing to spread.
-          const rate = created.lastGoodRate || created.waiters.length;
-          if (rate) created.pacer.release(now, rate);
-        });
-      }
-      state = created;
-      if (origins.size >= MAX_ORIGINS) origins.delete(origins.keys().next().value as string);
+          const rate = scope.lastGoodRate || scope.waiters.length;
+          if (rate) scope.pacer.release(now, rate);
+        },
+      );
     }
-    origins.set(origin, state);
-    latest = state;
-    return state;
+    return scope;
   }
 
-  function signalOf(state: OriginState, ending: Ending, now: number): Signal | undefined {
-    const { status, rateLimit } = ending;
-    const remaining = rateLimit?.remaining;
-    // The requests still in flight will spend what is left: stop before the server says 429.
-    if (remaining !== undefined && remaining <= state.inFlight) {
-      return rateLimit?.resetMs === undefined ? 'limit' : 'quota';
+  const originScope = (origin: string): Scope => scopes.use(origin, () => newScope(origin));
+  const routeScope = (o: Scope, route: string): Scope =>
+    scopes.use(routeKey(o.name, route), () => {
+      o.routed = true;
+      return newScope(routeKey(o.name, route), o);
+    });
+
+  /** Gives back the probes an attempt took, for an attempt that will not go. */
+  function giveBack(probes: readonly Scope[], now: number): void {
+    for (const scope of probes) {
+      scope.breaker?.record(now, undefined, true);
+      wakeAll(scope.waiters);
     }
-    if (status === 429) return 'limit';
-    if (status === 503) {
-      if (ending.waitMs !== undefined) return 'limit';
-      const { successes, failures } = state.window.counts(now);
-      // Overloaded: two in three attempts fail, but some still succeed now, over enough attempts to
-      // tell (a few random 503s at the start are not an overload). An origin that stopped
-      // succeeding is dying, not overloaded: pacing would learn a rate near zero from it.
-      const serving = now - state.lastSuccessAt <= PACING_WINDOW_MS / 10;
-      if (successes + failures < MIN_OVERLOAD_SAMPLE) return undefined;
-      return failures >= 2 * successes && serving ? 'overload' : undefined;
+  }
+
+  /** The scope a failure or throttle belongs to: the origin's for its faults and shared limits. */
+  function targetOf(pass: Pass, ending: Ending, route: () => string): Scope {
+    const o = pass.origin;
+    if (ending.originWide || ending.result === 'success') return o;
+    if (ending.result === 'throttled') {
+      // An API-wide limit (named so by the headers, already pacing the origin, or met on a second
+      // route) paces the whole origin: each other route pays at most one throttled request.
+      const name = route();
+      const last = o.lastThrottle;
+      const now = ending.sentAt;
+      o.lastThrottle = { route: name, at: now };
+      if (
+        ending.rateLimit?.shared ||
+        o.pacer.paced ||
+        o.pacer.holdUntil > now ||
+        (last && last.route !== name && now - last.at < pacing.healthyAfterMs)
+      ) {
+        return o;
+      }
     }
-    return undefined;
+    return pass.route ?? routeScope(o, route());
+  }
+
+  function record(scope: Scope, now: number, result: AttemptResult, probe: boolean): void {
+    if (result === undefined) return;
+    if (result === 'success') scope.lastSuccessAt = now;
+    if (!scope.shared || !scope.breaker) scope.window.add(now, result);
+    scope.breaker?.record(now, result, probe);
+    if (result !== 'success') {
+      // The first failures after a healthy spell tell the rate it handled (a window that is
+      // already half failures has lost the successes that measured it).
+      const { successes, failures, throttled, spanMs } = scope.window.counts(now);
+      if (4 * (failures + throttled) < successes) {
+        scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+      }
+    }
+  }
+
+  /** A route's breaker opened while another route's was open too: the origin is broken. */
+  function escalate(o: Scope, opened: Scope, now: number): void {
+    for (const scope of scopes.values()) {
+      if (scope.parent === o && scope !== opened && scope.breaker?.state !== 'closed') {
+        o.breaker?.trip(now);
+        return;
+      }
+    }
   }
 
   return {
-    admit(origin, now, latest) {
-      const state = originState(origin);
-      const admission = state.breaker ? state.breaker.admit(now) : 'send';
-      if (typeof admission === 'number') return { until: admission };
-      // The probe is one attempt: it goes at once, not after the slots of the calls before it.
-      const { pacer } = state;
-      let at: number | undefined = now;
-      if (admission === 'probe') {
-        if (now > latest) {
-          // No time left for this call: give the probe back, for one that has it.
-          state.breaker?.record(now, undefined, true);
-          wakeAll(state.waiters);
-          return { late: true };
+    admit(origin, route, now, latest) {
+      const o = originScope(origin);
+      let r: Scope | undefined;
+      if (o.routed) r = scopes.get(routeKey(origin, route()));
+      const probes: Scope[] = [];
+      for (const scope of r ? [o, r] : [o]) {
+        const admission = scope.breaker ? scope.breaker.admit(now) : 'send';
+        if (typeof admission === 'number') {
+          giveBack(probes, now);
+          return { kind: 'wait', scope, until: admission };
         }
-      } else {
-        // Only a paced pacer can stop pacing (and wake the calls waiting for its slots).
-        at = pacer.paced
-          ? pacerChange(state, () => pacer.reserve(now, latest))
-          : pacer.reserve(now, latest);
-        if (at === undefined) return { late: true };
+        if (admission === 'probe') probes.push(scope);
       }
-      state.inFlight++;
-      if (admission === 'probe') return { pass: { origin: state, probe: true }, at };
-      state.send ??= { origin: state, probe: false };
-      return { pass: state.send, at };
+      // A probe is one attempt: it goes at once, not after the slots of the calls before it.
+      let at = now;
+      let holdProbe: Scope | undefined;
+      if (!probes.length) {
+        for (const scope of r ? [o, r] : [o]) {
+          const slot = scope.pacer.reserve(at, latest);
+          if (slot < scope.pacer.holdUntil) holdProbe = scope;
+          at = slot;
+        }
+      }
+      if (at > latest) {
+        giveBack(probes, now);
+        return { kind: 'late', at };
+      }
+      o.inFlight++;
+      if (r) r.inFlight++;
+      if (!r && !probes.length && !holdProbe) {
+        o.plain ??= { origin: o, route: undefined };
+        return { kind: 'go', pass: o.plain, at };
+      }
+      return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe }, at };
     },
 
-    settle({ origin: state, probe }, now, ending) {
-      state.inFlight--;
-      const { failed } = ending;
-      if (failed === false) state.lastSuccessAt = now;
-      if (failed !== undefined && !state.shared) state.window.add(now, failed);
-      if (state.breaker) {
-        state.breaker.record(
-          now,
-          failed === undefined ? undefined : failed ? 'failure' : 'success',
-          probe,
-        );
-        if (probe) wakeAll(state.waiters);
+    settle(pass, now, ending, route) {
+      const { origin: o, route: r, probes = [] } = pass;
+      o.inFlight--;
+      if (r) r.inFlight--;
+      const { result } = ending;
+      if (result === 'success') {
+        const took = now - ending.sentAt;
+        o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
       }
-      if (failed) {
-        // The first failures after a healthy spell tell the rate it handled (a window that is
-        // already half failures has lost the successes that measured it).
-        const { successes, failures, spanMs } = state.window.counts(now);
-        if (4 * failures < successes)
-          state.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+      const target = result === undefined ? undefined : targetOf(pass, ending, route);
+      // A success counts for the origin and its route; a failure or throttle for its own scope.
+      for (const scope of new Set([o, r, target])) {
+        if (!scope || (result !== 'success' && scope !== target)) continue;
+        const wasOpen = scope.breaker?.state;
+        record(scope, now, result, probes.includes(scope));
+        if (scope !== o && wasOpen === 'closed' && scope.breaker?.state === 'open') {
+          escalate(o, scope, now);
+        }
       }
-      if (!settings.pacing) return;
-      const signal = signalOf(state, ending, now);
+      for (const scope of probes) {
+        // A probe of one scope that failed in another says nothing of the first: given back.
+        if (scope !== target && result !== 'success') scope.breaker?.record(now, undefined, true);
+        wakeAll(scope.waiters);
+      }
+      if (!target) return;
+      const signal = settings.pacing
+        ? throttleSignal(
+            ending,
+            {
+              counts: target.window.counts(now),
+              inFlight: target.inFlight,
+              lastSuccessAt: target.lastSuccessAt,
+            },
+            now,
+          )
+        : undefined;
+      const { holdProbe } = pass;
       if (signal) {
-        const { rateLimit } = ending;
-        const waitMs = signal === 'quota' ? rateLimit?.resetMs : ending.waitMs;
-        // The quota the server announces, per second over its period (or, not said, its reset).
-        const quota = rateLimit?.limit
-          ? (rateLimit.limit * 1000) / Math.max(rateLimit.periodMs ?? rateLimit.resetMs ?? 0, 1000)
-          : 0;
-        pacerChange(state, (pacer) =>
-          pacer.throttle(now, state.window.counts(now), waitMs, signal, quota),
-        );
+        const counts = target.window.counts(now);
+        pacerChange(target, (pacer) => pacer.throttle(now, counts, signal, holdProbe === target));
+      } else if (holdProbe && result === 'success') {
+        holdProbe.pacer.endHold(now);
       }
     },
 
-    mayStillGo({ origin: state, probe }) {
-      return probe || !state.breaker || state.breaker.state === 'closed';
+    isStillAdmitted({ origin, route, probes = [] }) {
+      return [origin, route].every(
+        (scope) =>
+          !scope ||
+          !scope.breaker ||
+          scope.breaker.state === 'closed' ||
+          probes.includes(scope),
+      );
     },
 
-    observe(origin, now, ending) {
-      const state = originState(origin);
-      state.inFlight++;
-      this.settle({ origin: state, probe: false }, now, ending);
+    observe(origin, route, now, ending) {
+      const o = originScope(origin);
+      o.inFlight++;
+      this.settle({ origin: o, route: undefined }, now, ending, route);
     },
 
-    onChange(origin, startedAt, wake, forSlot = false) {
-      const state = originState(origin);
-      const waiters = forSlot ? state.slotWaiters : state.waiters;
+    subscribe(scope, startedAt, wake, forSlot = false) {
+      const waiters = forSlot ? scope.slotWaiters : scope.waiters;
       const waiter = { startedAt, wake };
       waiters.push(waiter);
       return () => {
@@ -252,11 +348,16 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       };
     },
 
-    retryIsFree(origin, now) {
-      const state = origins.get(origin);
-      if (!state) return false;
-      const { successes, failures } = state.window.counts(now);
-      return state.pacer.paced || failures < successes;
+    latencyOf(origin) {
+      return scopes.get(origin)?.latencyMs ?? 0;
+    },
+
+    isRetryBudgetFree(origin, route, now) {
+      const o = scopes.get(origin);
+      if (!o) return false;
+      const scope = (o.routed && scopes.get(routeKey(origin, route()))) || o;
+      const { successes, failures, throttled } = scope.window.counts(now);
+      return o.pacer.paced || scope.pacer.paced || failures + throttled < successes;
     },
   };
 }

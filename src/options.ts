@@ -200,12 +200,25 @@ function checked(given: unknown, rules: Rules, path: string): Record<string, unk
 
 const upperCase = (methods: readonly string[]): string[] => methods.map((m) => m.toUpperCase());
 
+/**
+ * `random` as the code draws from it: a value outside [0, 1) (`NaN`, `Infinity`, `-1`) would
+ * become a delay of `null`, a negative one or forever; it rejects the call instead.
+ */
+function checkedRandom(random: () => number, path: string): () => number {
+  return () => {
+    const value = random();
+    if (value >= 0 && value < 1) return value;
+    throw optionError(`\`${path}random\` must return a number in [0, 1); got ${shown(value)}`);
+  };
+}
+
 /** Fills in the defaults of options that were checked already. */
 function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
   const options = { ...DEFAULT_OPTIONS, ...given };
   const key = options.idempotencyKey;
   return {
     ...options,
+    random: checkedRandom(options.random, given.random ? path : ''),
     methods: upperCase(options.methods),
     idempotencyKey:
       key === true

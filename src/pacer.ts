@@ -7,51 +7,62 @@ export interface PacingSettings {
 }
 
 /**
- * The send schedule of one origin (pure; the clock and `random` are given).
+ * The send schedule of one scope (pure; the clock and `random` are given).
  *
  * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
- * origin was measured to accept (its successes over the outcome window), which climbs by
- * `growthPerSecond` of itself each second, up to twice where it started, until the next signal
- * sets it again to what was accepted. An origin with no signal for `healthyAfterMs` is unpaced.
+ * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
+ * second (slow start: what a burst measured may be far below what the server drains); after
+ * one, it climbs by `growthPerSecond` of itself per second, without a ceiling, until the next
+ * signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
+ * unpaced.
  */
 export interface Pacer {
   readonly paced: boolean;
+  /** Until when a spent quota holds every send but a probe (0: no hold). */
+  readonly holdUntil: number;
   /**
-   * Reserves the time at which the next send may go (`now` when nothing holds it), or reserves
-   * nothing and returns `undefined` when that time would be after `latest`.
+   * The time at which the next send may go (`now` when nothing holds it), reserved for the
+   * caller when it is no later than `latest`; a later one is returned but not reserved. During a
+   * hold longer than `probeEveryMs`, one send per `probeEveryMs` goes as a probe (its slot is
+   * before `holdUntil`).
    */
-  reserve(now: number, latest: number): number | undefined;
+  reserve(now: number, latest: number): number;
   /**
-   * A throttle signal (429, quota spent, or a 503 while most attempts fail: `overload`).
-   * `waitMs` is the server's own wait; `hold` keeps every send until it is over.
+   * A throttle signal. `waitMs` is the server's own wait; `replace` says a probe's reading
+   * replaces the hold (a quota that reset early ends it).
    */
-  throttle(
-    now: number,
-    counts: OutcomeCounts,
-    waitMs: number | undefined,
-    signal: Signal,
-    quotaPerSecond?: number,
-  ): void;
+  throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal, replace: boolean): void;
+  /** A probe of a hold came back with no throttle: the hold is over. */
+  endHold(now: number): void;
   /**
-   * A breaker closed: release at the rate the origin handled before it failed, ramping up to
+   * A breaker closed: release at the rate the scope handled before it failed, ramping up to
    * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
    */
   release(now: number, lastGoodRate: number): void;
 }
 
 /**
- * - `limit`: a 429 (or GitHub's 403); an unpaced origin holds until its wait is over, since an
- *   unpaced client that meets one has spent the quota in a burst.
- * - `quota`: a response said the quota is spent: hold until it resets, paced or not.
+ * What a response asked of the sender:
+ * - `limit`: a 429 (or GitHub's 403); an unpaced scope holds until the server's wait is over
+ *   when the burst was mostly refused, since it then has spent the quota;
+ * - `quota`: a response said the quota is spent: hold until it resets, paced or not;
  * - `overload`: a 503 while most attempts fail. If a window of pacing does not bring the share of
  *   failures under half, the 503s do not depend on the rate: pacing stops and ignores them
- *   until the origin has been free of them for `healthyAfterMs`.
+ *   until the scope has been free of them for `healthyAfterMs`.
  */
-export type Signal = 'limit' | 'quota' | 'overload';
+export interface ThrottleSignal {
+  readonly kind: 'limit' | 'quota' | 'overload';
+  /** The server's wait (`Retry-After`, or the quota's reset). */
+  readonly waitMs?: number | undefined;
+  /** Requests per second the headers announce (the quota over its period). */
+  readonly quotaPerSecond?: number | undefined;
+  /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
+  readonly sentAt: number;
+}
 
 /**
- * Successes are counted over this window to measure the rate an origin accepts (it is
- * `PACING_WINDOW_MS` of the origin's outcome window).
+ * Successes are counted over this window to measure the rate a scope accepts (it is the window
+ * of the scope's outcome counts).
  */
 export const PACING_WINDOW_MS = 1000;
 // The shortest span a rate is measured over, so a burst that all succeeded in a few
@@ -60,27 +71,38 @@ export const PACING_WINDOW_MS = 1000;
 const OVERLOAD_SPAN_MS = 100;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
-// No rate climbs past this multiple of the rate it was set to.
-const CAP = 2;
+const RELEASE_CAP = 2;
 
-export function createPacer(settings: PacingSettings, random: () => number): Pacer {
+export function createPacer(
+  settings: PacingSettings,
+  random: () => number,
+  probeEveryMs: number,
+): Pacer {
   let base = 0; // 0: unpaced
+  let pacedSince = Infinity;
   let growth = settings.growthPerSecond;
   let since = 0;
+  // Slow start: no throttle met while paced yet, so the rate doubles each second.
+  let slowStart = true;
+  let cap = Infinity;
   let next = 0;
   let holdUntil = 0;
+  let probeAt = Infinity;
   let lastSignal = -Infinity;
   let overloadSince: number | undefined;
   // Released after a breaker closed: the waiting calls take their slots at once, on the ramp.
   let releasing = false;
   let ignoreOverloadUntil = -Infinity;
 
-  const rateAt = (t: number): number =>
-    base * Math.min(CAP, 1 + (growth * Math.max(0, t - since)) / 1000);
+  const rateAt = (t: number): number => {
+    const seconds = Math.max(0, t - since) / 1000;
+    const factor = slowStart ? 2 ** Math.min(seconds, 30) : 1 + growth * seconds;
+    return base * Math.min(cap, factor);
+  };
 
-  function pace(now: number, rate: number, growthPerSecond: number): void {
+  function pace(now: number, rate: number): void {
+    if (!base) pacedSince = now;
     base = Math.max(settings.minRatePerSecond, rate);
-    growth = growthPerSecond;
     since = now;
   }
 
@@ -89,32 +111,47 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
       base = 0;
       overloadSince = undefined;
       releasing = false;
+      slowStart = true;
+      cap = Infinity;
+      growth = settings.growthPerSecond;
     }
+  }
+
+  function hold(now: number, ms: number, replace: boolean): void {
+    holdUntil = replace ? now + ms : Math.max(holdUntil, now + ms);
+    probeAt = now + probeEveryMs;
   }
 
   return {
     get paced() {
       return base > 0;
     },
+    get holdUntil() {
+      return holdUntil;
+    },
 
     reserve(now, latest) {
       unpaceIfHealthy(now);
+      if (now < holdUntil && probeAt < holdUntil) {
+        const slot = Math.max(now, probeAt);
+        if (slot <= latest) probeAt = slot + probeEveryMs;
+        return slot;
+      }
       if (!base) {
         if (now >= holdUntil) return now;
         // Held with no rate known: spread the release over a second past the end of the hold.
-        const slot = holdUntil + random() * 1000;
-        return slot > latest ? undefined : slot;
+        return holdUntil + random() * 1000;
       }
       const slot = Math.max(now, next, holdUntil);
-      if (slot > latest) return undefined;
       // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
       // release, all of whose calls take their slots at once, ramps as planned).
-      next = slot + 1000 / rateAt(releasing ? slot : now);
+      if (slot <= latest) next = slot + 1000 / rateAt(releasing ? slot : now);
       return slot;
     },
 
-    throttle(now, counts, waitMs, signal, quotaPerSecond = 0) {
-      if (signal === 'overload') {
+    throttle(now, counts, signal, replace) {
+      const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
+      if (kind === 'overload') {
         if (now < ignoreOverloadUntil) {
           ignoreOverloadUntil = now + settings.healthyAfterMs;
           return;
@@ -122,6 +159,7 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
         // A whole window measured since pacing began, and still mostly failures: not the rate.
         if (overloadSince !== undefined && now - overloadSince > PACING_WINDOW_MS * 1.2) {
           base = 0;
+          pacedSince = Infinity;
           overloadSince = undefined;
           ignoreOverloadUntil = now + settings.healthyAfterMs;
           return;
@@ -129,31 +167,50 @@ export function createPacer(settings: PacingSettings, random: () => number): Pac
       }
       lastSignal = now;
       releasing = false;
-      const periodMs = signal === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-      // An unpaced client that meets a 429 has spent the quota in a burst: it holds until the
-      // server's wait is over, or, if the server gave none, until a second has passed since the
-      // burst began (the shortest quota period in use).
-      const hold =
-        signal === 'quota' || (signal === 'limit' && !base)
+      const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+      // An unpaced client whose burst was mostly refused has spent the quota: it holds until the
+      // server's wait is over or, if the server gave none, until a second has passed since the
+      // burst began (the shortest quota period in use). A rare 429 amid successes holds nothing.
+      const spent = counts.throttled + counts.failures >= counts.successes;
+      const holdMs =
+        kind === 'quota' || (kind === 'limit' && !base && spent)
           ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
           : undefined;
-      if (hold !== undefined) holdUntil = Math.max(holdUntil, now + hold);
-      // What the origin accepted, or the quota its headers announce, if that is more: a client
+      if (holdMs !== undefined) hold(now, holdMs, replace);
+      // What the scope accepted, or the quota its headers announce, if that is more: a client
       // that spent its quota in a burst has accepted too few to measure from.
       const accepted = Math.max(
-        (counts.successes * 1000) / Math.max(counts.spanMs, hold ?? 0, periodMs),
+        (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs),
         quotaPerSecond,
       );
       if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
-      if (signal === 'overload') overloadSince ??= now;
-      pace(now, base ? Math.min(rateAt(now), accepted) : accepted, settings.growthPerSecond);
+      if (kind === 'overload') overloadSince ??= now;
+      if (!base || sentAt < pacedSince) {
+        // The burst before pacing: what it had accepted is a floor, not a ceiling.
+        pace(now, Math.max(base && rateAt(now), accepted));
+        return;
+      }
+      // Met while paced: the rate it was sent at is too much. From here on it climbs slowly.
+      slowStart = false;
+      cap = Infinity;
+      growth = settings.growthPerSecond;
+      pace(now, Math.min(rateAt(now), accepted));
+    },
+
+    endHold(now) {
+      holdUntil = Math.min(holdUntil, now);
+      probeAt = Infinity;
     },
 
     release(now, lastGoodRate) {
       lastSignal = now;
       overloadSince = undefined;
       next = now; // slots reserved before the breaker opened are gone
-      pace(now, lastGoodRate, RELEASE_GROWTH);
+      pacedSince = now;
+      slowStart = false;
+      growth = RELEASE_GROWTH;
+      cap = RELEASE_CAP;
+      pace(now, lastGoodRate);
       releasing = true;
     },
   };

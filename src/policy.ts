@@ -61,7 +61,13 @@ function limitReached(
   deadlinePassed: boolean,
 ): StopReason | undefined {
   if (!outcome.replayableBody) return 'body-not-replayable';
-  if (state.retryCount >= options.retries) return 'retries-exhausted';
+  // With a deadline, attempts that never reached the server (an origin down for a while) do not
+  // use up the retries: the deadline bounds them, and the breaker keeps them from the origin.
+  const refused =
+    options.deadlineMs === undefined
+      ? 0
+      : (state.refusedCount ?? 0) + (outcome.classification.neverSent ? 1 : 0);
+  if (state.retryCount - refused >= options.retries) return 'retries-exhausted';
   if (deadlinePassed) return 'deadline';
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { parseHttpDate } from './retry-after';
+import { serverNowOf, serverWait } from './retry-after';
 
 /** What a response's rate-limit headers say: requests left, and when the quota resets. */
 export interface RateLimit {
@@ -9,13 +9,20 @@ export interface RateLimit {
   readonly limit?: number;
   /** The quota's period in milliseconds, when the response says (`RateLimit-Policy`'s `w`). */
   readonly periodMs?: number;
+  /**
+   * The headers name the limit as one policy of the API (`RateLimit-Policy`, GitHub's
+   * `X-RateLimit-Resource`): it is shared by every route of the origin.
+   */
+  readonly shared?: boolean;
 }
 
 /** Reads a response header by its lower-case name. */
 export type HeaderReader = (name: string) => string | undefined;
 
-// A reset this large is a Unix time in seconds (GitHub's and X's form), not delta-seconds.
+// A reset this large is a Unix time in seconds (GitHub's and X's form), not delta-seconds; one
+// past 1e12 is a Unix time in milliseconds.
 const EPOCH_SECONDS = 1e9;
+const EPOCH_MS = 1e12;
 
 const whole = (text: string | undefined): number | undefined =>
   text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
@@ -60,15 +67,16 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   if (resetMs === undefined) {
     reset = whole(header('x-ratelimit-reset'));
     if (reset !== undefined && reset >= EPOCH_SECONDS) {
-      const date = header('date');
-      const serverNow = (date === undefined ? undefined : parseHttpDate(date, now)) ?? now;
-      resetMs = Math.max(0, reset * 1000 - serverNow);
+      const at = reset >= EPOCH_MS ? reset : reset * 1000;
+      resetMs = at - serverNowOf(header('date'), now);
     } else if (reset !== undefined) resetMs = reset * 1000;
   }
+  if (resetMs !== undefined) resetMs = serverWait(resetMs);
   if (remaining === undefined && resetMs === undefined) return undefined;
   // The quota itself: `limit=` (draft 7), `q=` or a bare number in `RateLimit-Policy`, or the
   // separate `*-Limit` headers; its period from the policy's `w=`.
-  const policy = header('ratelimit-policy') ?? '';
+  const named = header('ratelimit-policy');
+  const policy = named ?? '';
   const limit =
     whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
     whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]) ??
@@ -80,6 +88,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     ...(resetMs === undefined ? {} : { resetMs }),
     ...(limit === undefined ? {} : { limit }),
     ...(period === undefined ? {} : { periodMs: period * 1000 }),
+    ...(named !== undefined || header('x-ratelimit-resource') !== undefined ? { shared: true } : {}),
   };
 }
 

@@ -1,5 +1,15 @@
 // Retry-After (RFC 9110 §10.2.3) is either delay-seconds or an HTTP-date (§5.6.7).
 
+/**
+ * The longest wait a server can ask for: a number read from a header (a `Retry-After`, a reset
+ * in seconds, days or digits past what a double holds) is capped here, so that no reading can
+ * hold an origin for longer than a day, nor reach a timer as `Infinity`.
+ */
+export const MAX_SERVER_WAIT_MS = 86_400_000;
+
+/** A wait a server asked for, in milliseconds: never negative, never more than a day. */
+export const serverWait = (ms: number): number => Math.min(Math.max(0, ms), MAX_SERVER_WAIT_MS);
+
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
 // IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") and the obsolete RFC 850 form
@@ -41,12 +51,23 @@ export function parseHttpDate(value: string, now: number): number | undefined {
 }
 
 /**
+ * The server's clock: its `Date` header when that is valid and differs from `now` by more than
+ * the second a `Date` is truncated to (skew), but by no more than a day (a `Date` from 2001 is
+ * a broken clock, not skew); else `now`, which is finer.
+ */
+export function serverNowOf(responseDate: string | undefined, now: number): number {
+  const date = responseDate === undefined ? undefined : parseHttpDate(responseDate, now);
+  const skew = date === undefined ? 0 : Math.abs(date - now);
+  return skew > 1000 && skew <= MAX_SERVER_WAIT_MS ? (date as number) : now;
+}
+
+/**
  * How long a `Retry-After` value asks to wait, in milliseconds; `undefined` when the value is
  * absent or not valid, so the caller falls back to plain backoff.
  *
  * An HTTP-date is measured against the response's `Date` header when it has a valid one (the
  * server's clock, immune to skew of the local clock), else against `now`. A date in the past
- * asks for no wait.
+ * asks for no wait; any wait is capped at a day (`MAX_SERVER_WAIT_MS`).
  */
 export function retryAfterMs(
   retryAfter: string | undefined,
@@ -55,9 +76,7 @@ export function retryAfterMs(
 ): number | undefined {
   if (retryAfter === undefined) return undefined;
   const text = retryAfter.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return serverWait(Number(text) * 1000);
   const until = parseHttpDate(text, now);
-  if (until === undefined) return undefined;
-  const serverNow = responseDate === undefined ? undefined : parseHttpDate(responseDate, now);
-  return Math.max(0, until - (serverNow ?? now));
+  return until === undefined ? undefined : serverWait(until - serverNowOf(responseDate, now));
 }

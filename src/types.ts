@@ -16,7 +16,10 @@ export type StopReason =
 export interface RetryState {
   /** Retries sent so far (0 on the first attempt). */
   readonly retryCount: number;
-  /** `Date.now()` when the call started: its deadline counts from here. */
+  /**
+   * When the call started, in milliseconds, on a monotonic clock that reads like `Date.now()`
+   * but does not follow steps of the wall clock: its deadline counts from here.
+   */
   readonly startedAt: number;
   /** The delay slept before each retry, in milliseconds, in order. */
   readonly delays: readonly number[];
@@ -32,8 +35,18 @@ export interface RetryState {
    * them through, or for a slot of its pacing. Absent if they never waited.
    */
   readonly waitedMs?: number;
+  /**
+   * Attempts that never reached the server (connection refused, host not found). With a
+   * deadline they do not use up `retries`: the deadline bounds them.
+   */
+  readonly refusedCount?: number;
   /** Why the call stopped retrying; set only on the error the call rejects with. */
   readonly stopReason?: StopReason;
+  /**
+   * When the gate stopped the call (`ERR_CIRCUIT_OPEN`, `ERR_RATE_LIMITED`): in how many
+   * milliseconds its origin is expected to accept again, so that a job loop can wait for it.
+   */
+  readonly retryAfterMs?: number;
 }
 
 /** What `onRetry` receives, before each sleep. Frozen. */

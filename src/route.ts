@@ -1,0 +1,21 @@
+// A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
+// is the same route, so a route's state is not split across thousands of ids.
+const ID = /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
+const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
+
+/**
+ * The route of a request: its path (with `baseURL` applied, no query, no fragment), the segments
+ * that look like ids replaced by `:id`. The method is not part of it: a route that fails, fails
+ * for every method.
+ */
+export function routeOf(baseURL: string | undefined, url: string | undefined): string {
+  const path = url ?? '';
+  const full = baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path;
+  return full
+    .replace(SCHEME_AND_AUTHORITY, '')
+    .replace(/[?#].*/s, '')
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (ID.test(segment) ? ':id' : segment))
+    .join('/');
+}

@@ -1,0 +1,40 @@
+/**
+ * The most recently used entries, up to `max`, oldest forgotten first, but never one that is
+ * `busy`: an origin with an open breaker, a hold, calls waiting or in flight is kept, however
+ * many others are touched after it (forgetting it would send its waiting calls into a dead
+ * origin). Past `max` with every entry busy, the cache grows until some are idle again.
+ */
+export interface ScopeCache<T> {
+  get(key: string): T | undefined;
+  /** The entry of `key`, made by `create` if there is none; marks it the most recently used. */
+  use(key: string, create: () => T): T;
+  values(): IterableIterator<T>;
+}
+
+export function createScopeCache<T>(max: number, busy: (entry: T) => boolean): ScopeCache<T> {
+  const entries = new Map<string, T>();
+  let lastKey: string | undefined;
+  return {
+    get: (key) => entries.get(key),
+    values: () => entries.values(),
+    use(key, create) {
+      let entry = entries.get(key);
+      // The success path asks for the same key again and again: no reordering then.
+      if (entry !== undefined && key === lastKey) return entry;
+      if (entry === undefined) {
+        entry = create();
+        if (entries.size >= max) {
+          for (const [oldKey, old] of entries) {
+            if (!busy(old)) {
+              entries.delete(oldKey);
+              break;
+            }
+          }
+        }
+      } else entries.delete(key);
+      entries.set(key, entry);
+      lastKey = key;
+      return entry;
+    },
+  };
+}

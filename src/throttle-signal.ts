@@ -1,0 +1,63 @@
+import type { OutcomeCounts } from './outcome-window';
+import { PACING_WINDOW_MS, type ThrottleSignal } from './pacer';
+import type { RateLimit } from './rate-limit-headers';
+
+/** What an attempt's response said, as the throttle signal needs it. */
+export interface Answer {
+  readonly status?: number | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs?: number | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly sentAt: number;
+}
+
+/** What the scope looks like when the answer comes. */
+export interface ScopeView {
+  readonly counts: OutcomeCounts;
+  readonly inFlight: number;
+  readonly lastSuccessAt: number;
+}
+
+// Attempts the window must hold before a 503 may count as an overload.
+const MIN_OVERLOAD_SAMPLE = 20;
+
+/** The quota the headers announce, per second over its period (or, not said, its reset). */
+function quotaPerSecond(rateLimit: RateLimit | undefined): number | undefined {
+  if (!rateLimit?.limit) return undefined;
+  const periodMs = rateLimit.periodMs ?? rateLimit.resetMs ?? 0;
+  return (rateLimit.limit * 1000) / Math.max(periodMs, PACING_WINDOW_MS);
+}
+
+/**
+ * Whether an answer asks the sender to slow down, and how (pure):
+ * - the headers say the quota is spent, counting the requests still in flight, which will spend
+ *   what is left: a `quota` hold until the reset (or a `limit` when no reset is said);
+ * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
+ * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
+ *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
+ *   learn a rate near zero from it.
+ */
+export function throttleSignal(
+  answer: Answer,
+  scope: ScopeView,
+  now: number,
+): ThrottleSignal | undefined {
+  const { status, rateLimit, sentAt } = answer;
+  const quota = quotaPerSecond(rateLimit);
+  const remaining = rateLimit?.remaining;
+  if (remaining !== undefined && remaining <= scope.inFlight) {
+    const resetMs = rateLimit?.resetMs;
+    return resetMs === undefined
+      ? { kind: 'limit', quotaPerSecond: quota, sentAt }
+      : { kind: 'quota', waitMs: resetMs, quotaPerSecond: quota, sentAt };
+  }
+  const waitMs = answer.waitMs;
+  if (status === 429 || (status === 503 && waitMs !== undefined)) {
+    return { kind: 'limit', waitMs, quotaPerSecond: quota, sentAt };
+  }
+  if (status !== 503) return undefined;
+  const { successes, failures, throttled } = scope.counts;
+  const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
+  if (successes + failures + throttled < MIN_OVERLOAD_SAMPLE) return undefined;
+  return failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
+}
