@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { type AttemptResult, createCircuitBreaker } from '../src/circuit-breaker';
-import { createOutcomeWindow } from '../src/outcome-window';
+import { createCircuitBreaker } from '../src/circuit-breaker';
+import { type AttemptResult, createOutcomeWindow } from '../src/outcome-window';
 import type { CircuitStateChange } from '../src/types';
 
 const settings = {
@@ -28,6 +28,31 @@ function breaker(overrides: Partial<typeof settings> = {}, random = () => 1) {
 }
 
 describe('createCircuitBreaker', () => {
+  it('never opens on throttles: a 429 is a rate signal, and the origin is alive', () => {
+    const { b, fail } = breaker();
+    for (let i = 0; i < 20; i++) b.record(0, 'throttled', false);
+    expect(b.state).toBe('closed');
+    // Throttles count as attempts that did not fail: failures among them do not reach the ratio.
+    fail(0, 10);
+    expect(b.state).toBe('closed');
+  });
+
+  it('closes on a throttled probe (pacing takes over from there)', () => {
+    const { b, fail } = breaker();
+    fail(0, 4);
+    expect(b.admit(600)).toBe('probe');
+    b.record(600, 'throttled', true);
+    expect(b.state).toBe('closed');
+  });
+
+  it('trip opens a closed breaker for a break', () => {
+    const { b } = breaker({}, () => 0);
+    b.trip(100);
+    expect(b.state).toBe('open');
+    expect(b.admit(349)).toBe(350);
+    expect(b.admit(350)).toBe('probe');
+  });
+
   it('lets everything through while closed', () => {
     const { b, fail } = breaker();
     fail(0, 3);

@@ -18,8 +18,6 @@ function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
     method: 'GET',
     hasIdempotencyKey: false,
     replayableBody: true,
-    retryAfter: undefined,
-    responseDate: undefined,
     verdict: () => undefined,
     ...overrides,
   };
@@ -183,7 +181,7 @@ describe('decide: how long to wait', () => {
 
   it('waits the Retry-After plus the jitter draw, never less than asked', () => {
     const decision = decide(
-      outcome({ status: 429, retryAfter: '2' }),
+      outcome({ status: 429, serverWaitMs: 2000 }),
       state(),
       options(),
       undefined,
@@ -191,7 +189,7 @@ describe('decide: how long to wait', () => {
     );
     expect(decision).toEqual({ retry: true, delayMs: 2050, finalAttempt: false });
     const noJitter = decide(
-      outcome({ retryAfter: '2' }),
+      outcome({ serverWaitMs: 2000 }),
       state(),
       options({ random: () => 0 }),
       undefined,
@@ -203,7 +201,7 @@ describe('decide: how long to wait', () => {
   it("spreads a Retry-After wait by the first retry's ceiling, whatever the retry number", () => {
     const spreads = [0, 1, 4, 9].map((retryCount) => {
       const decision = decide(
-        outcome({ status: 429, retryAfter: '1' }),
+        outcome({ status: 429, serverWaitMs: 1000 }),
         state({ retryCount }),
         options({ retries: 10, random: () => 0.999 }),
         undefined,
@@ -217,7 +215,7 @@ describe('decide: how long to wait', () => {
 
   it('keeps the spread of a Retry-After wait under maxDelayMs when that is below baseDelayMs', () => {
     const decision = decide(
-      outcome({ retryAfter: '1' }),
+      outcome({ serverWaitMs: 1000 }),
       state({ retryCount: 5 }),
       options({ retries: 10, baseDelayMs: 500, maxDelayMs: 40, random: () => 0.5 }),
       undefined,
@@ -226,12 +224,9 @@ describe('decide: how long to wait', () => {
     expect(decision).toEqual({ retry: true, delayMs: 1020, finalAttempt: false });
   });
 
-  it('reads an HTTP-date Retry-After against the Date header', () => {
+  it('waits as long as the server asked, plus the spread', () => {
     const decision = decide(
-      outcome({
-        retryAfter: 'Mon, 30 Nov 2026 12:00:10 GMT',
-        responseDate: 'Mon, 30 Nov 2026 12:00:00 GMT',
-      }),
+      outcome({ serverWaitMs: 10_000 }),
       state(),
       options(),
       undefined,
@@ -240,15 +235,15 @@ describe('decide: how long to wait', () => {
     expect(decision).toEqual({ retry: true, delayMs: 10_050, finalAttempt: false });
   });
 
-  it('falls back to plain backoff when Retry-After is garbage', () => {
-    const decision = decide(outcome({ retryAfter: 'later' }), state(), options(), undefined, NOW);
+  it('falls back to plain backoff when the server asked for no wait it could read', () => {
+    const decision = decide(outcome({ serverWaitMs: undefined }), state(), options(), undefined, NOW);
     expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: false });
   });
 
   it('stops at once when Retry-After asks for more than maxRetryAfterMs', () => {
-    const decision = decide(outcome({ retryAfter: '61' }), state(), options(), undefined, NOW);
+    const decision = decide(outcome({ serverWaitMs: 61000 }), state(), options(), undefined, NOW);
     expect(decision).toEqual({ retry: false, reason: 'retry-after-too-long' });
-    const atLimit = decide(outcome({ retryAfter: '60' }), state(), options(), undefined, NOW);
+    const atLimit = decide(outcome({ serverWaitMs: 60000 }), state(), options(), undefined, NOW);
     expect(atLimit.retry).toBe(true);
   });
 });
@@ -308,14 +303,14 @@ describe('decide: the deadline', () => {
   });
 
   it('stops at once when a Retry-After ends past the deadline', () => {
-    expect(decide(outcome({ retryAfter: '2' }), state(), withDeadline, undefined, NOW)).toEqual({
+    expect(decide(outcome({ serverWaitMs: 2000 }), state(), withDeadline, undefined, NOW)).toEqual({
       retry: false,
       reason: 'deadline',
     });
   });
 
   it('stops when a Retry-After ends exactly at the deadline: the attempt would have no time', () => {
-    expect(decide(outcome({ retryAfter: '1' }), state(), withDeadline, undefined, NOW)).toEqual({
+    expect(decide(outcome({ serverWaitMs: 1000 }), state(), withDeadline, undefined, NOW)).toEqual({
       retry: false,
       reason: 'deadline',
     });
@@ -335,7 +330,7 @@ describe('decide: the deadline', () => {
 
   it('keeps the Retry-After as the floor of a last attempt', () => {
     const decision = decide(
-      outcome({ retryAfter: '1' }),
+      outcome({ serverWaitMs: 1000 }),
       state(),
       options({ deadlineMs: 1500 }),
       undefined,
@@ -344,7 +339,7 @@ describe('decide: the deadline', () => {
     // 1000 ms asked + 50 ms jitter fits in 1500 ms.
     expect(decision).toEqual({ retry: true, delayMs: 1050, finalAttempt: false });
     const tight = decide(
-      outcome({ retryAfter: '1' }),
+      outcome({ serverWaitMs: 1000 }),
       state(),
       options({ deadlineMs: 1040 }),
       undefined,
@@ -379,7 +374,7 @@ describe('decide: the retry budget', () => {
     const budget = { recordRequest: jest.fn(), tryWithdraw: jest.fn(() => true) };
     decide(outcome({ status: 404 }), state(), options(), budget, NOW);
     decide(outcome(), state({ retryCount: 3 }), options(), budget, NOW);
-    decide(outcome({ retryAfter: '600' }), state(), options(), budget, NOW);
+    decide(outcome({ serverWaitMs: 600000 }), state(), options(), budget, NOW);
     expect(budget.tryWithdraw).not.toHaveBeenCalled();
   });
 });

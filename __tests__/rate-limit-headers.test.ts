@@ -51,12 +51,12 @@ describe('readRateLimit', () => {
         ratelimit: '"10-in-1sec"; r=9; t=1',
         'ratelimit-policy': '"10-in-1sec"; q=10; w=1; pk=:MTJ:',
       },
-      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000 },
+      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000, shared: true },
     ],
     [
       "express-rate-limit's draft 7",
       { ratelimit: 'limit=10, remaining=9, reset=1', 'ratelimit-policy': '10;w=1' },
-      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000 },
+      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000, shared: true },
     ],
     [
       'the separate limit headers',

@@ -21,8 +21,6 @@ export type Admission = 'send' | 'probe' | number;
 export interface CircuitBreaker {
   readonly state: CircuitState;
   admit(now: number): Admission;
-  /** When an open breaker lets its next probe through (`now` when it is not open). */
-  reopensAt(now: number): number;
   record(now: number, result: AttemptResult, probe: boolean): void;
   /** Opens a closed breaker: a trouble seen elsewhere (on other routes) is this scope's too. */
   trip(now: number): void;
@@ -84,9 +82,6 @@ export function createCircuitBreaker(
       if (probing) return Infinity;
       probing = true;
       return 'probe';
-    },
-    reopensAt(now) {
-      return state === 'open' ? Math.max(now, openUntil) : now;
     },
     record(now, result, probe) {
       if (probe) {

@@ -132,7 +132,7 @@ export function observeFailure(
   const at = now();
   control.observe(
     originOf(config.baseURL, config.url),
-    () => routeOf(config.baseURL, config.url),
+    routeOf(config.baseURL, config.url),
     at,
     endingOf(failure.response, failure, statusCodes, at),
   );
@@ -239,7 +239,7 @@ function gateError(
 function pass(
   control: LoadControl,
   origin: string,
-  route: () => string,
+  route: string,
   config: InternalAxiosRequestConfig,
   bound: Bound,
   start: number,
@@ -269,12 +269,12 @@ function pass(
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
           await waitUntil(v.at, config, subscribe([held.origin, held.route], true));
         } catch (error) {
-          control.settle(held, now(), { result: undefined, sentAt: now() }, route);
+          control.settle(held, now(), { result: undefined, sentAt: now() });
           throw error;
         }
         if (control.isStillAdmitted(held)) return held;
         // A breaker opened while the attempt waited for its slot: back to the gate.
-        control.settle(held, now(), { result: undefined, sentAt: now() }, route);
+        control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
@@ -309,15 +309,11 @@ export function gatedAdapter(
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
     const origin = originOf(config.baseURL, config.url);
-    let routeName: string | undefined;
-    const route = (): string => {
-      routeName ??= routeOf(config.baseURL, config.url);
-      return routeName;
-    };
+    const route = routeOf(config.baseURL, config.url);
     const sendThrough = (passed: Pass): Promise<AxiosResponse> => {
       const sentAt = now();
       const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
-        control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt), route);
+        control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));
       // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
       let sent: Promise<AxiosResponse>;
       try {

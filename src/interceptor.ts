@@ -74,7 +74,6 @@ function outcomeOf(
   control: LoadControl | undefined,
 ): AttemptOutcome {
   const { config, response } = failure;
-  const headers = response?.headers;
   const now = clockNow();
   const signals = response && signalsOf(response, Date.now());
   const status = signals?.status;
@@ -86,11 +85,11 @@ function outcomeOf(
       message: failure.message,
     }),
     status,
-    rateLimitResetMs: signals?.rateLimit?.resetMs,
+    serverWaitMs: signals?.waitMs,
     retryIsFree:
       control?.isRetryBudgetFree(
         originOf(config.baseURL, config.url),
-        () => routeOf(config.baseURL, config.url),
+        routeOf(config.baseURL, config.url),
         now,
       ) ?? false,
     method: (config.method ?? 'get').toUpperCase(),
@@ -98,8 +97,6 @@ function outcomeOf(
       state.idempotencyKey !== undefined ||
       readHeader(config.headers, idempotencyHeader(options)) !== undefined,
     replayableBody: isReplayableBody(config.data),
-    retryAfter: readHeader(headers, 'retry-after'),
-    responseDate: readHeader(headers, 'date'),
     verdict: () => options.shouldRetry?.(failure, state),
   };
 }

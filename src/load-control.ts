@@ -49,8 +49,6 @@ export interface Scope {
   readonly waiters: Waiter[];
   /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
   readonly slotWaiters: Waiter[];
-  /** Origins only: whether any route of it has a scope of its own (if not, none is looked up). */
-  routed: boolean;
   /** Origins only: the route that was last throttled, and when. */
   lastThrottle?: { readonly route: string; readonly at: number } | undefined;
   /** The pass of every plain attempt (made once: the success path allocates none). */
@@ -60,7 +58,7 @@ export interface Scope {
 /** An attempt let through, to be settled with how it ended. */
 export interface Pass {
   readonly origin: Scope;
-  readonly route: Scope | undefined;
+  readonly route: Scope;
   /** The scopes whose breaker this attempt probes. */
   readonly probes?: readonly Scope[];
   /** The scope whose quota hold this attempt probes. */
@@ -99,19 +97,18 @@ export const MAX_SCOPES = 256;
 const LATENCY_WEIGHT = 0.2;
 
 export interface LoadControl {
-  /** `route` is asked only when the origin has routes of its own (not on the success path). */
-  admit(origin: string, route: () => string, now: number, latest: number): Verdict;
+  admit(origin: string, route: string, now: number, latest: number): Verdict;
   /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
   isStillAdmitted(pass: Pass): boolean;
-  settle(pass: Pass, now: number, ending: Ending, route: () => string): void;
+  settle(pass: Pass, now: number, ending: Ending): void;
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
-  observe(origin: string, route: () => string, now: number, ending: Ending): void;
+  observe(origin: string, route: string, now: number, ending: Ending): void;
   /** Calls `wake` once the scope's breaker changes, or (`forSlot`) once it is no longer paced. */
   subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
   /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
-  isRetryBudgetFree(origin: string, route: () => string, now: number): boolean;
+  isRetryBudgetFree(origin: string, route: string, now: number): boolean;
 }
 
 function wakeAll(waiting: Waiter[]): void {
@@ -157,7 +154,6 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       latencyMs: 0,
       waiters: [],
       slotWaiters: [],
-      routed: false,
     };
     if (circuitBreaker) {
       const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
@@ -178,11 +174,10 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   }
 
   const originScope = (origin: string): Scope => scopes.use(origin, () => newScope(origin));
-  const routeScope = (o: Scope, route: string): Scope =>
-    scopes.use(routeKey(o.name, route), () => {
-      o.routed = true;
-      return newScope(routeKey(o.name, route), o);
-    });
+  const routeScope = (o: Scope, route: string): Scope => {
+    const name = routeKey(o.name, route);
+    return scopes.use(name, () => newScope(name, o));
+  };
 
   /** Gives back the probes an attempt took, for an attempt that will not go. */
   function giveBack(probes: readonly Scope[], now: number): void {
@@ -193,13 +188,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   }
 
   /** The scope a failure or throttle belongs to: the origin's for its faults and shared limits. */
-  function targetOf(pass: Pass, ending: Ending, route: () => string): Scope {
-    const o = pass.origin;
+  function targetOf(pass: Pass, ending: Ending): Scope {
+    const { origin: o, route: r } = pass;
     if (ending.originWide || ending.result === 'success') return o;
     if (ending.result === 'throttled') {
       // An API-wide limit (named so by the headers, already pacing the origin, or met on a second
       // route) paces the whole origin: each other route pays at most one throttled request.
-      const name = route();
+      const name = r.name;
       const last = o.lastThrottle;
       const now = ending.sentAt;
       o.lastThrottle = { route: name, at: now };
@@ -212,7 +207,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         return o;
       }
     }
-    return pass.route ?? routeScope(o, route());
+    return pass.route;
   }
 
   function record(scope: Scope, now: number, result: AttemptResult, probe: boolean): void {
@@ -243,10 +238,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   return {
     admit(origin, route, now, latest) {
       const o = originScope(origin);
-      let r: Scope | undefined;
-      if (o.routed) r = scopes.get(routeKey(origin, route()));
+      const r = routeScope(o, route);
       const probes: Scope[] = [];
-      for (const scope of r ? [o, r] : [o]) {
+      for (const scope of [o, r]) {
         const admission = scope.breaker ? scope.breaker.admit(now) : 'send';
         if (typeof admission === 'number') {
           giveBack(probes, now);
@@ -258,7 +252,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       let at = now;
       let holdProbe: Scope | undefined;
       if (!probes.length) {
-        for (const scope of r ? [o, r] : [o]) {
+        for (const scope of [o, r]) {
           const slot = scope.pacer.reserve(at, latest);
           if (slot < scope.pacer.holdUntil) holdProbe = scope;
           at = slot;
@@ -269,27 +263,26 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         return { kind: 'late', at };
       }
       o.inFlight++;
-      if (r) r.inFlight++;
-      if (!r && !probes.length && !holdProbe) {
-        o.plain ??= { origin: o, route: undefined };
-        return { kind: 'go', pass: o.plain, at };
+      r.inFlight++;
+      if (!probes.length && !holdProbe) {
+        r.plain ??= { origin: o, route: r };
+        return { kind: 'go', pass: r.plain, at };
       }
       return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe }, at };
     },
 
-    settle(pass, now, ending, route) {
+    settle(pass, now, ending) {
       const { origin: o, route: r, probes = [] } = pass;
       o.inFlight--;
-      if (r) r.inFlight--;
+      r.inFlight--;
       const { result } = ending;
       if (result === 'success') {
         const took = now - ending.sentAt;
         o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
       }
-      const target = result === undefined ? undefined : targetOf(pass, ending, route);
+      const target = result === undefined ? undefined : targetOf(pass, ending);
       // A success counts for the origin and its route; a failure or throttle for its own scope.
-      for (const scope of new Set([o, r, target])) {
-        if (!scope || (result !== 'success' && scope !== target)) continue;
+      for (const scope of result === 'success' ? [o, r] : target ? [target] : []) {
         const wasOpen = scope.breaker?.state;
         record(scope, now, result, probes.includes(scope));
         if (scope !== o && wasOpen === 'closed' && scope.breaker?.state === 'open') {
@@ -325,7 +318,6 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     isStillAdmitted({ origin, route, probes = [] }) {
       return [origin, route].every(
         (scope) =>
-          !scope ||
           !scope.breaker ||
           scope.breaker.state === 'closed' ||
           probes.includes(scope),
@@ -334,8 +326,10 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
 
     observe(origin, route, now, ending) {
       const o = originScope(origin);
+      const r = routeScope(o, route);
       o.inFlight++;
-      this.settle({ origin: o, route: undefined }, now, ending, route);
+      r.inFlight++;
+      this.settle({ origin: o, route: r }, now, ending);
     },
 
     subscribe(scope, startedAt, wake, forSlot = false) {
@@ -354,10 +348,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
 
     isRetryBudgetFree(origin, route, now) {
       const o = scopes.get(origin);
-      if (!o) return false;
-      const scope = (o.routed && scopes.get(routeKey(origin, route()))) || o;
-      const { successes, failures, throttled } = scope.window.counts(now);
-      return o.pacer.paced || scope.pacer.paced || failures + throttled < successes;
+      const r = scopes.get(routeKey(origin, route));
+      if (!o || !r) return false;
+      // The route's own successes and failures: the origin's connection faults are counted there too.
+      const { successes, failures, throttled } = r.window.counts(now);
+      const faults = o.window.counts(now).failures;
+      return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
     },
   };
 }

@@ -218,7 +218,7 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
   const key = options.idempotencyKey;
   return {
     ...options,
-    random: checkedRandom(options.random, given.random ? path : ''),
+    random: given.random ? checkedRandom(given.random, path) : options.random,
     methods: upperCase(options.methods),
     idempotencyKey:
       key === true

@@ -103,7 +103,8 @@ export function createPacer(
   function pace(now: number, rate: number): void {
     if (!base) pacedSince = now;
     base = Math.max(settings.minRatePerSecond, rate);
-    since = now;
+    // The climb starts when sending does: a hold is not a time the rate was tried.
+    since = Math.max(now, holdUntil);
   }
 
   function unpaceIfHealthy(now: number): void {

@@ -3,7 +3,6 @@ import type { RetryBudget } from './budget';
 import type { Classification } from './classify';
 import { isInFlightConflict } from './in-flight-conflict';
 import type { ResolvedOptions } from './options';
-import { retryAfterMs } from './retry-after';
 import type { RetryState, StopReason } from './types';
 
 /** What is known of a failed attempt, read off the axios error by the interceptor. */
@@ -14,11 +13,11 @@ export interface AttemptOutcome {
   readonly method: string;
   readonly hasIdempotencyKey: boolean;
   readonly replayableBody: boolean;
-  readonly retryAfter: string | undefined;
-  /** The response's `Date` header: the server's clock, for an HTTP-date `Retry-After`. */
-  readonly responseDate: string | undefined;
-  /** The wait a rate-limit header asks for (its reset), used when there is no `Retry-After`. */
-  readonly rateLimitResetMs?: number | undefined;
+  /**
+   * The wait the server asked for: its `Retry-After`, else its rate limit's reset (read once,
+   * with the gate's reading, and capped at a day).
+   */
+  readonly serverWaitMs?: number | undefined;
   /** The retry is not charged to the budget: its origin is paced, or mostly succeeding. */
   readonly retryIsFree?: boolean;
   /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
@@ -106,8 +105,7 @@ export function decide(
     return stop('not-retryable');
   }
 
-  const asked =
-    retryAfterMs(outcome.retryAfter, outcome.responseDate, now) ?? outcome.rateLimitResetMs;
+  const asked = outcome.serverWaitMs;
   // On top of a server-given wait, the draw only de-synchronises the clients released at the same
   // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
   const jitter = fullJitterDelay(

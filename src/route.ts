@@ -11,6 +11,19 @@ const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
   const path = url ?? '';
   const full = baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path;
+  // The success path asks for the same few URLs again and again: each is parsed once.
+  let route = known.get(full);
+  if (route === undefined) {
+    route = parse(full);
+    if (known.size >= 1000) known.clear();
+    known.set(full, route);
+  }
+  return route;
+}
+
+const known = new Map<string, string>();
+
+function parse(full: string): string {
   return full
     .replace(SCHEME_AND_AUTHORITY, '')
     .replace(/[?#].*/s, '')

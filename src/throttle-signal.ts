@@ -31,7 +31,7 @@ function quotaPerSecond(rateLimit: RateLimit | undefined): number | undefined {
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
  * - the headers say the quota is spent, counting the requests still in flight, which will spend
- *   what is left: a `quota` hold until the reset (or a `limit` when no reset is said);
+ *   what is left: a `quota` hold until the reset (a second after the burst began, if not said);
  * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
  * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
  *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
@@ -46,10 +46,7 @@ export function throttleSignal(
   const quota = quotaPerSecond(rateLimit);
   const remaining = rateLimit?.remaining;
   if (remaining !== undefined && remaining <= scope.inFlight) {
-    const resetMs = rateLimit?.resetMs;
-    return resetMs === undefined
-      ? { kind: 'limit', quotaPerSecond: quota, sentAt }
-      : { kind: 'quota', waitMs: resetMs, quotaPerSecond: quota, sentAt };
+    return { kind: 'quota', waitMs: rateLimit?.resetMs, quotaPerSecond: quota, sentAt };
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
