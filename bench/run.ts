@@ -18,6 +18,7 @@ import { rateLimitedJob, rateLimitedJobAllAtOnce } from './scenarios/rate-limite
 import { routeScope } from './scenarios/route-scope';
 import type { ScenarioReport, TargetCheck } from './scenarios/scenario';
 import { sharedLimit } from './scenarios/shared-limit';
+import { wholeSecondResets } from './scenarios/whole-second-resets';
 
 const REPO_ROOT = join(__dirname, '..');
 const CHARTS_DIR = join(__dirname, 'charts');
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
     occasional429,
     routeScope,
     sharedLimit,
+    wholeSecondResets,
   ];
   const chosen = all.filter(
     (s) => !only.length || only.some((n) => s.name.toLowerCase().includes(n)),
