@@ -1,6 +1,6 @@
 // A smoke run of one small benchmark scenario (virtual time, seeded): it checks that the bench
 // still runs against the package, and asserts behaviour, never timing.
-import { runSmokeBenchmark } from '../bench/smoke';
+import { runLoadControlSmoke, runSmokeBenchmark } from '../bench/smoke';
 
 test('a herd of 20 clients rides through 503s with the budget off', async () => {
   const results = await runSmokeBenchmark(20);
@@ -8,4 +8,29 @@ test('a herd of 20 clients rides through 503s with the budget off', async () => 
   expect(budgetOff).toMatchObject({ calls: 20, failedCalls: 0 });
   // The server serves 10 requests per 100 ms: half the herd had to retry.
   expect(budgetOff!.requestsSent).toBeGreaterThan(20);
+});
+
+test('the load-control scenarios route calls by path and by instance', async () => {
+  const results = await runLoadControlSmoke();
+  expect(results.map((r) => r.contestant)).toEqual([
+    'axios-safe-retry',
+    'axios-safe-retry, load control off',
+  ]);
+  for (const result of results) {
+    // Each of the two instances made every call it was given, to the path it was given.
+    expect(result.callsByTarget).toMatchObject({
+      '/fast@0': 5,
+      '/fast@1': 5,
+      '/limited@0': 5,
+      '/limited@1': 5,
+      '/broken@0': 2,
+      '/broken@1': 2,
+    });
+    // The server saw the paths: every call reached its route at least once (none was refused
+    // before sending: no breaker can open on 2 calls per instance).
+    expect(result.requestsByPath['/fast']).toBeGreaterThanOrEqual(10);
+    expect(result.requestsByPath['/limited']).toBeGreaterThanOrEqual(10);
+    expect(result.requestsByPath['/broken']).toBeGreaterThanOrEqual(4);
+    expect(result.requestsByPath['?']).toBeUndefined();
+  }
 });

@@ -133,10 +133,42 @@ export const pacingOff: Contestant = {
   },
 };
 
+/**
+ * The defaults with all load control off (`circuitBreaker: false, pacing: false`: the FAQ's
+ * setting for tests, and what a user who meets trouble with load control turns to): only in the
+ * scenarios that compare against it.
+ */
+export const loadControlOff: Contestant = {
+  name: 'axios-safe-retry, load control off',
+  kind: 'ours',
+  describe: (s) => ourDescription(s, ', circuitBreaker: false, pacing: false'),
+  attach: (instance, s) => {
+    attachRetry(instance, { ...ourOptions(s), circuitBreaker: false, pacing: false });
+  },
+};
+
 /** Every contestant of some scenario, for the list in BENCHMARKS.md. */
-export const allContestants: readonly Contestant[] = [...contestants, breakerOff, pacingOff];
+export const allContestants: readonly Contestant[] = [
+  ...contestants,
+  breakerOff,
+  pacingOff,
+  loadControlOff,
+];
 
 /** The default contestants plus `extra`, each right after the defaults' variants. */
 export function withVariants(...extra: readonly Contestant[]): readonly Contestant[] {
   return [...contestants, ...extra];
+}
+
+/**
+ * axios-retry, our defaults and our defaults with load control off, side by side: the pool of
+ * the load-control scenarios (issue 13).
+ */
+export function loadControlPool(): readonly Contestant[] {
+  const named = (name: string): Contestant => {
+    const found = contestants.find((contestant) => contestant.name === name);
+    if (!found) throw new Error(`no contestant named ${name}`);
+    return found;
+  };
+  return [named('axios-retry 4.5'), named('axios-safe-retry'), loadControlOff];
 }

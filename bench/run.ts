@@ -10,10 +10,15 @@ import { renderTextTable } from './report/table';
 import { contentionHerd } from './scenarios/contention-herd';
 import { failover } from './scenarios/failover';
 import { fullOutage } from './scenarios/full-outage';
+import { leakyBucket } from './scenarios/leaky-bucket';
+import { occasional429 } from './scenarios/occasional-429';
 import { partialFailure } from './scenarios/partial-failure';
 import { quotaWithHeaders } from './scenarios/quota-with-headers';
 import { rateLimitedJob, rateLimitedJobAllAtOnce } from './scenarios/rate-limited-job';
+import { routeScope } from './scenarios/route-scope';
 import type { ScenarioReport, TargetCheck } from './scenarios/scenario';
+import { sharedLimit } from './scenarios/shared-limit';
+import { wholeSecondResets } from './scenarios/whole-second-resets';
 
 const REPO_ROOT = join(__dirname, '..');
 const CHARTS_DIR = join(__dirname, 'charts');
@@ -67,6 +72,11 @@ async function main(): Promise<void> {
     rateLimitedJob,
     rateLimitedJobAllAtOnce,
     quotaWithHeaders,
+    leakyBucket,
+    occasional429,
+    routeScope,
+    sharedLimit,
+    wholeSecondResets,
   ];
   const chosen = all.filter(
     (s) => !only.length || only.some((n) => s.name.toLowerCase().includes(n)),

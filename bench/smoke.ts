@@ -1,6 +1,14 @@
-import { contestants } from './contestants';
+import { contestants, loadControlOff } from './contestants';
 import { simulateHerd } from './scenarios/contention-herd';
 import { completionMs, failedCalls, requestsSent } from './sim/metrics';
+import {
+  alwaysFailingServer,
+  healthyServer,
+  leakyBucketServer,
+  routedServer,
+} from './sim/server-model';
+import { simulateAll } from './sim/simulation';
+import { closedLoop, inParallel, onTarget } from './sim/workload';
 
 export interface SmokeResult {
   readonly contestant: string;
@@ -26,4 +34,67 @@ export async function runSmokeBenchmark(clients = 20): Promise<SmokeResult[]> {
     requestsSent: requestsSent(result),
     completionMs: completionMs(result),
   }));
+}
+
+export interface LoadControlSmokeResult {
+  readonly contestant: string;
+  readonly calls: number;
+  /** Calls per (path, instance), e.g. { '/fast@0': 5 }. */
+  readonly callsByTarget: Readonly<Record<string, number>>;
+  /** Requests that reached each path. */
+  readonly requestsByPath: Readonly<Record<string, number>>;
+}
+
+/**
+ * The plumbing of the load-control scenarios (issue 13), small enough for `npm test`: two
+ * instances calling three paths of one routed origin (a leaky bucket, a healthy route, a broken
+ * one), for our defaults and load control off. Deterministic (seeded, virtual time).
+ */
+export async function runLoadControlSmoke(): Promise<LoadControlSmokeResult[]> {
+  const pool = [
+    ...contestants.filter((contestant) => contestant.name === 'axios-safe-retry'),
+    loadControlOff,
+  ];
+  const results = await simulateAll(pool, {
+    settings: { retries: 3 },
+    instances: 2,
+    server: () =>
+      routedServer({
+        '/limited': leakyBucketServer({
+          ratePerSecond: 20,
+          burst: 5,
+          latencyMs: 10,
+          rejectStatus: 503,
+        }),
+        '/fast': healthyServer(10),
+        '/broken': alwaysFailingServer(503, 10),
+      }),
+    workload: inParallel(
+      ...[0, 1].map((instance) =>
+        inParallel(
+          onTarget(closedLoop(5, 1), { path: '/fast', instance }),
+          onTarget(closedLoop(5, 5, 1), { path: '/limited', instance }),
+          onTarget(closedLoop(2, 1, 1), { path: '/broken', instance }),
+        ),
+      ),
+    ),
+  });
+  return results.map((result) => {
+    const callsByTarget: Record<string, number> = {};
+    for (const call of result.calls) {
+      const key = `${call.path}@${call.instance}`;
+      callsByTarget[key] = (callsByTarget[key] ?? 0) + 1;
+    }
+    const requestsByPath: Record<string, number> = {};
+    for (const arrival of result.traffic.arrivals) {
+      const key = arrival.path ?? '?';
+      requestsByPath[key] = (requestsByPath[key] ?? 0) + 1;
+    }
+    return {
+      contestant: result.contestant.name,
+      calls: result.calls.length,
+      callsByTarget,
+      requestsByPath,
+    };
+  });
 }

@@ -13,7 +13,8 @@ import type { TrafficLog } from './traffic-log';
  * An axios adapter that sends each request to `server` and settles as a real adapter would:
  * a status outside `validateStatus` rejects with axios's own ERR_BAD_RESPONSE / ERR_BAD_REQUEST,
  * connection failures reject with ECONNREFUSED / ECONNRESET and no response, `timeout` and
- * `signal` are honoured. Every request is recorded in `log` at its arrival time.
+ * `signal` are honoured. The model is told the request's path. Every request is recorded in `log`
+ * at its arrival time, with its path.
  */
 export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAdapter {
   return (config) =>
@@ -24,13 +25,19 @@ export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAda
         return;
       }
       const arrivedAtMs = virtualNow();
+      const path = pathOf(config.url);
       let settled = false;
       const cleanups: Array<() => void> = [];
       const finish = (outcome: ServerOutcome | 'timeout' | 'canceled'): void => {
         if (settled) return;
         settled = true;
         for (const cleanup of cleanups) cleanup();
-        log.record({ atMs: arrivedAtMs, outcome: outcomeLabel(outcome), ...callIdOf(config) });
+        log.record({
+          atMs: arrivedAtMs,
+          outcome: outcomeLabel(outcome),
+          path,
+          ...callIdOf(config),
+        });
         settle(outcome, config, request, resolve, reject);
       };
 
@@ -44,8 +51,13 @@ export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAda
         signal.addEventListener('abort', onAbort, { once: true });
         cleanups.push(() => signal.removeEventListener('abort', onAbort));
       }
-      server.handle().then(finish);
+      server.handle({ path }).then(finish);
     });
+}
+
+/** The request path, without the query or the fragment ('/' when there is none). */
+function pathOf(url: string | undefined): string {
+  return new URL(url ?? '/', 'http://simulated.invalid').pathname;
 }
 
 /** The bench stamps each call's requests with `x-bench-call: <n>`; retries keep the header. */

@@ -4,15 +4,16 @@ import { install } from '@sinonjs/fake-timers';
 export const VIRTUAL_EPOCH = Date.UTC(2026, 0, 1);
 
 /**
- * Runs `body` on a fake clock installed on the global object: `setTimeout`, `setInterval`
- * and `Date` are virtual, so axios-retry, retry-axios and our sleeps all wait in virtual time.
+ * Runs `body` on a fake clock installed on the global object: `setTimeout`, `setInterval`,
+ * `Date` and `performance.now()` are virtual, so axios-retry, retry-axios and our sleeps all
+ * wait in virtual time, and our monotonic clock (read from `performance.now()`) runs with them.
  * `setImmediate` and microtasks stay real: the driver yields through them after each timer,
  * so every promise chain a timer starts settles before the next timer fires.
  */
 export async function runInVirtualTime<T>(body: () => Promise<T>): Promise<T> {
   const clock = install({
     now: VIRTUAL_EPOCH,
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
     loopLimit: 10_000_000,
   });
   try {

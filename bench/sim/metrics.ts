@@ -1,4 +1,4 @@
-import { breakerOff } from '../contestants';
+import { breakerOff, loadControlOff } from '../contestants';
 import type { CallRecord, SimulationResult } from './simulation';
 
 export function failedCalls(result: SimulationResult): number {
@@ -69,6 +69,8 @@ export function latencyPercentileBetweenMs(
 /** The "breaker opened" cell: "3×", or "–" for a contestant without a breaker. */
 export function breakerOpenedCell(result: SimulationResult): string {
   const hasBreaker =
-    result.contestant.kind === 'ours' && result.contestant.name !== breakerOff.name;
+    result.contestant.kind === 'ours' &&
+    result.contestant.name !== breakerOff.name &&
+    result.contestant.name !== loadControlOff.name;
   return hasBreaker ? `${breakerOpenings(result)}×` : '–';
 }

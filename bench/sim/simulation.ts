@@ -6,7 +6,7 @@ import { runInVirtualTime, virtualNow } from './clock';
 import { mulberry32, withMathRandom } from './prng';
 import type { ServerModel } from './server-model';
 import { TrafficLog } from './traffic-log';
-import type { Workload } from './workload';
+import type { CallTarget, Workload } from './workload';
 
 /** One logical call as the application saw it. */
 export interface CallRecord {
@@ -17,6 +17,10 @@ export interface CallRecord {
   readonly failure?: string;
   /** Sent as the `x-bench-call` header, so the traffic log can tell calls apart. */
   readonly id: number;
+  /** The path the call requested ('/resource' unless the workload said otherwise). */
+  readonly path: string;
+  /** Which of the spec's axios instances made it (0 unless the spec has several). */
+  readonly instance: number;
 }
 
 export interface SimulationResult {
@@ -33,7 +37,16 @@ export interface SimulationSpec {
   readonly server: () => ServerModel;
   readonly workload: Workload;
   readonly seed?: number;
+  /**
+   * Separate axios instances, each with the contestant attached on its own (default 1): as many
+   * processes sharing nothing but the server. They share the seeded `random`, the server and the
+   * traffic log; the circuit events of all of them are collected together.
+   */
+  readonly instances?: number;
 }
+
+/** The path a call requests unless the workload names one. */
+export const DEFAULT_PATH = '/resource';
 
 export const DEFAULT_SEED = 20260101;
 
@@ -62,26 +75,34 @@ function runSimulation(
   return withMathRandom(random, () =>
     runInVirtualTime(async () => {
       const traffic = new TrafficLog();
-      const instance = axios.create({ adapter: simulatedAdapter(spec.server(), traffic) });
+      const server = spec.server();
       const circuitEvents: CircuitStateChange[] = [];
-      contestant.attach(instance, {
-        ...spec.settings,
-        random,
-        onCircuitStateChange: (event) => circuitEvents.push(event),
+      const instances = Array.from({ length: spec.instances ?? 1 }, () => {
+        const instance = axios.create({ adapter: simulatedAdapter(server, traffic) });
+        contestant.attach(instance, {
+          ...spec.settings,
+          random,
+          onCircuitStateChange: (event) => circuitEvents.push(event),
+        });
+        return instance;
       });
       const calls: CallRecord[] = [];
       let nextId = 0;
-      await spec.workload(async () => {
+      await spec.workload(async (target: CallTarget = {}) => {
         const startedAtMs = virtualNow();
         const id = nextId++;
+        const path = target.path ?? DEFAULT_PATH;
+        const which = target.instance ?? 0;
+        const instance = instances[which];
+        if (!instance) throw new RangeError(`no axios instance ${which} in this simulation`);
+        const record = { id, path, instance: which, startedAtMs };
         try {
-          await instance.get('/resource', { headers: { [CALL_ID_HEADER]: String(id) } });
-          calls.push({ id, startedAtMs, settledAtMs: virtualNow(), ok: true });
+          await instance.get(path, { headers: { [CALL_ID_HEADER]: String(id) } });
+          calls.push({ ...record, settledAtMs: virtualNow(), ok: true });
           return true;
         } catch (error) {
           calls.push({
-            id,
-            startedAtMs,
+            ...record,
             settledAtMs: virtualNow(),
             ok: false,
             failure: describeFailure(error),

@@ -4,6 +4,8 @@ export interface Arrival {
   readonly atMs: number;
   /** The HTTP status answered, or the axios error code of a connection failure. */
   readonly outcome: number | 'ECONNREFUSED' | 'ECONNRESET' | 'ECONNABORTED' | 'ERR_CANCELED';
+  /** The request path (no query): the server models that route by path tell routes apart by it. */
+  readonly path?: string;
   /** The call it belongs to (the bench's `x-bench-call` header), if the request carried one. */
   readonly callId?: number;
 }
@@ -17,6 +19,12 @@ export class TrafficLog {
 
   count(outcome: Arrival['outcome']): number {
     return this.arrivals.filter((arrival) => arrival.outcome === outcome).length;
+  }
+
+  /** How many requests to `path` were answered `outcome`. */
+  countOn(path: string, outcome: Arrival['outcome']): number {
+    return this.arrivals.filter((arrival) => arrival.path === path && arrival.outcome === outcome)
+      .length;
   }
 
   /** How many distinct calls met `outcome` at least once. */

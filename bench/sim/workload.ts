@@ -1,7 +1,18 @@
 import { delay, virtualNow } from './clock';
 
-/** Makes one call; resolves `true` if it succeeded, `false` if it failed. Never rejects. */
-export type Call = () => Promise<boolean>;
+/** Where a call goes: its path, and which of the simulation's axios instances makes it. */
+export interface CallTarget {
+  /** Default: '/resource'. */
+  readonly path?: string;
+  /** Default: 0, the only instance unless the simulation has several. */
+  readonly instance?: number;
+}
+
+/**
+ * Makes one call (to `target`); resolves `true` if it succeeded, `false` if it failed.
+ * Never rejects.
+ */
+export type Call = (target?: CallTarget) => Promise<boolean>;
 
 /** Drives calls through a contestant; resolves when every call has settled. */
 export type Workload = (call: Call) => Promise<void>;
@@ -61,4 +72,23 @@ export function openLoopUntilDone(
     for (let calls = 1; !(await call()) && calls < maxCallsPerJob; calls += 1) {}
     return true;
   });
+}
+
+/** `workload` with every call sent to `target` (a path, an instance, or both). */
+export function onTarget(workload: Workload, target: CallTarget): Workload {
+  return (call) => workload((inner) => call({ ...target, ...inner }));
+}
+
+/** Runs `workloads` side by side; resolves when all of them have. */
+export function inParallel(...workloads: readonly Workload[]): Workload {
+  return async (call) => {
+    await Promise.all(workloads.map((workload) => workload(call)));
+  };
+}
+
+/** Runs `workloads` one after the other. */
+export function inSequence(...workloads: readonly Workload[]): Workload {
+  return async (call) => {
+    for (const workload of workloads) await workload(call);
+  };
 }
