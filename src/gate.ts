@@ -273,7 +273,8 @@ function pass(
           throw error;
         }
         if (control.isStillAdmitted(held)) return held;
-        // A breaker opened while the attempt waited for its slot: back to the gate.
+        // A breaker opened, or the rate was cut, while the attempt waited for its slot: back to
+        // the gate.
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }

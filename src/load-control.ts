@@ -62,7 +62,9 @@ export interface Pass {
   /** The scopes whose breaker this attempt probes. */
   readonly probes?: readonly Scope[];
   /** The scope whose quota hold this attempt probes. */
-  readonly holdProbe?: Scope;
+  readonly holdProbe?: Scope | undefined;
+  /** For a slot ahead: the cuts of the origin's and the route's pacers when it was reserved. */
+  readonly cuts?: readonly [number, number];
 }
 
 /**
@@ -264,11 +266,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       }
       o.inFlight++;
       r.inFlight++;
-      if (!probes.length && !holdProbe) {
+      if (!probes.length && !holdProbe && at <= now) {
         r.plain ??= { origin: o, route: r };
         return { kind: 'go', pass: r.plain, at };
       }
-      return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe }, at };
+      const cuts: [number, number] = [o.pacer.cuts, r.pacer.cuts];
+      return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
     },
 
     settle(pass, now, ending) {
@@ -315,12 +318,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       }
     },
 
-    isStillAdmitted({ origin, route, probes = [] }) {
-      return [origin, route].every(
-        (scope) =>
-          !scope.breaker ||
-          scope.breaker.state === 'closed' ||
-          probes.includes(scope),
+    isStillAdmitted({ origin, route, probes = [], cuts }) {
+      return (
+        (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
+        [origin, route].every(
+          (scope) => !scope.breaker || scope.breaker.state === 'closed' || probes.includes(scope),
+        )
       );
     },
 

@@ -11,13 +11,18 @@ export interface PacingSettings {
  *
  * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
  * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
- * second (slow start: what a burst measured may be far below what the server drains); after
+ * quarter second (slow start: what a burst measured may be far below what the server drains); after
  * one, it climbs by `growthPerSecond` of itself per second, without a ceiling, until the next
  * signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
  * unpaced.
  */
 export interface Pacer {
   readonly paced: boolean;
+  /**
+   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
+   * proved too high, and is to be reserved again.
+   */
+  readonly cuts: number;
   /** Until when a spent quota holds every send but a probe (0: no hold). */
   readonly holdUntil: number;
   /**
@@ -69,6 +74,15 @@ export const PACING_WINDOW_MS = 1000;
 // milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
 // at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
 const OVERLOAD_SPAN_MS = 100;
+// Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
+// leaky bucket measured its burst size, not its drain rate, and must find the rate within a
+// second or two.
+const SLOW_START_DOUBLINGS = 4;
+// A 429 that says nothing more (no wait, no quota) this rare among the successes of the window is
+// noise (a healthy API's odd 429), not a rate: it changes nothing.
+const NOISE = 1 / 50;
+// The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
+const CUT = 0.7;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
 const RELEASE_CAP = 2;
@@ -79,7 +93,9 @@ export function createPacer(
   probeEveryMs: number,
 ): Pacer {
   let base = 0; // 0: unpaced
-  let pacedSince = Infinity;
+  // When the rate was last set from a throttle: the answers to sends made before it are old news.
+  let decidedAt = Infinity;
+  let cuts = 0;
   let growth = settings.growthPerSecond;
   let since = 0;
   // Slow start: no throttle met while paced yet, so the rate doubles each second.
@@ -96,12 +112,21 @@ export function createPacer(
 
   const rateAt = (t: number): number => {
     const seconds = Math.max(0, t - since) / 1000;
-    const factor = slowStart ? 2 ** Math.min(seconds, 30) : 1 + growth * seconds;
+    const factor = slowStart
+      ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
+      : 1 + growth * seconds;
     return base * Math.min(cap, factor);
   };
 
+  /** The time one send takes at the rate of `t`: on a slow start's ramp, the rate rises during it. */
+  function gapAfter(t: number): number {
+    const rate = rateAt(t) / 1000;
+    if (!slowStart || t < since) return 1 / rate;
+    const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
+    return Math.log(1 + k / rate) / k;
+  }
+
   function pace(now: number, rate: number): void {
-    if (!base) pacedSince = now;
     base = Math.max(settings.minRatePerSecond, rate);
     // The climb starts when sending does: a hold is not a time the rate was tried.
     since = Math.max(now, holdUntil);
@@ -130,6 +155,9 @@ export function createPacer(
     get holdUntil() {
       return holdUntil;
     },
+    get cuts() {
+      return cuts;
+    },
 
     reserve(now, latest) {
       unpaceIfHealthy(now);
@@ -145,8 +173,8 @@ export function createPacer(
       }
       const slot = Math.max(now, next, holdUntil);
       // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
-      // release, all of whose calls take their slots at once, ramps as planned).
-      if (slot <= latest) next = slot + 1000 / rateAt(releasing ? slot : now);
+      // release or a slow start, whose calls take their slots at once, ramps as planned).
+      if (slot <= latest) next = slot + gapAfter(releasing || slowStart ? slot : now);
       return slot;
     },
 
@@ -160,12 +188,14 @@ export function createPacer(
         // A whole window measured since pacing began, and still mostly failures: not the rate.
         if (overloadSince !== undefined && now - overloadSince > PACING_WINDOW_MS * 1.2) {
           base = 0;
-          pacedSince = Infinity;
+          decidedAt = Infinity;
           overloadSince = undefined;
           ignoreOverloadUntil = now + settings.healthyAfterMs;
           return;
         }
       }
+      const rare = counts.throttled + counts.failures < counts.successes * NOISE;
+      if (kind === 'limit' && waitMs === undefined && rare) return;
       lastSignal = now;
       releasing = false;
       const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
@@ -180,22 +210,38 @@ export function createPacer(
       if (holdMs !== undefined) hold(now, holdMs, replace);
       // What the scope accepted, or the quota its headers announce, if that is more: a client
       // that spent its quota in a burst has accepted too few to measure from.
-      const accepted = Math.max(
+      let accepted = Math.max(
         (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs),
         quotaPerSecond,
       );
       if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
       if (kind === 'overload') overloadSince ??= now;
-      if (!base || sentAt < pacedSince) {
-        // The burst before pacing: what it had accepted is a floor, not a ceiling.
+      // An answer to a send made before the rate was last set, or within a quarter of the period
+      // after (the burst before pacing; the overshoot that set it; a bucket that a burst filled
+      // and that is still draining): what was accepted is a floor, not a cut.
+      if (!base || sentAt < decidedAt + periodMs / 4) {
+        if (!base) {
+          decidedAt = now;
+          // A server that said how long to wait named its period: what was accepted over it is
+          // the rate, with nothing to search for. With no wait said, slow start searches.
+          slowStart = waitMs === undefined;
+        }
         pace(now, Math.max(base && rateAt(now), accepted));
         return;
       }
       // Met while paced: the rate it was sent at is too much. From here on it climbs slowly.
+      // The cut is to what was accepted, but by no more than a share of the rate (half, after a
+      // slow start, whose rate a quarter second before was still accepted): what was accepted
+      // in the window may be less than the server takes, when the client sent less than that.
+      const rate = rateAt(now);
+      accepted = Math.min(rate, Math.max(accepted, rate * (slowStart ? 0.5 : CUT)));
+      decidedAt = now;
+      cuts++;
+      next = now; // the slots reserved ahead are reserved again, at the new rate
       slowStart = false;
       cap = Infinity;
       growth = settings.growthPerSecond;
-      pace(now, Math.min(rateAt(now), accepted));
+      pace(now, accepted);
     },
 
     endHold(now) {
@@ -207,7 +253,7 @@ export function createPacer(
       lastSignal = now;
       overloadSince = undefined;
       next = now; // slots reserved before the breaker opened are gone
-      pacedSince = now;
+      decidedAt = now;
       slowStart = false;
       growth = RELEASE_GROWTH;
       cap = RELEASE_CAP;
