@@ -15,7 +15,7 @@ function breaker(overrides: Partial<typeof settings> = {}, random = () => 1) {
   const events: CircuitStateChange[] = [];
   const closes: number[] = [];
   const b = createCircuitBreaker(
-    'http://api.test',
+    { origin: 'http://api.test' },
     { ...settings, ...overrides, onStateChange: (event) => events.push(event) },
     createOutcomeWindow(overrides.windowMs ?? settings.windowMs),
     random,
@@ -180,7 +180,7 @@ describe('createCircuitBreaker', () => {
 
   it('works without onStateChange', () => {
     const b = createCircuitBreaker(
-      'http://api.test',
+      { origin: 'http://api.test' },
       settings,
       createOutcomeWindow(1000),
       () => 1,
@@ -194,7 +194,7 @@ describe('createCircuitBreaker', () => {
 
   it('keeps working when onStateChange throws', () => {
     const b = createCircuitBreaker(
-      'http://api.test',
+      { origin: 'http://api.test' },
       {
         ...settings,
         onStateChange: () => {

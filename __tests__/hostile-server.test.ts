@@ -64,14 +64,14 @@ const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
     'huge Retry-After',
     once503({ 'Retry-After': '99999999999999999999' }),
     {},
-    'retry-after-too-long',
+    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
     2000,
   ],
   [
     'huge Retry-After, no cap, deadline',
     once503({ 'Retry-After': '99999999999999999999' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
-    'deadline',
+    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
     2000,
   ],
   ['a date in 1900', once503({ 'Retry-After': 'Mon, 01 Jan 1900 00:00:00 GMT' }), {}, 'ok', 2000],
@@ -79,14 +79,14 @@ const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
     'a date in 2999',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     {},
-    'retry-after-too-long',
+    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
     2000,
   ],
   [
     'a date in 2999, no cap, deadline',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
-    'deadline',
+    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
     2000,
   ],
   [

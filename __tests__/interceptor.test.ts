@@ -380,7 +380,7 @@ describe('Retry-After', () => {
 
 describe('the deadline', () => {
   it('clamps the timeout of every attempt, the first included, to the time left', async () => {
-    const { client, mock } = mockClient({ deadlineMs: 1000, random: () => 1 });
+    const { client, mock } = mockClient({ deadlineMs: 1000, random: () => 0.999_999 });
     mock.onGet('/items').replyOnce(503).onGet('/items').reply(200);
     const { value } = await settle(client.get('/items', { timeout: 5000 }));
     expect(value?.status).toBe(200);
@@ -696,7 +696,7 @@ describe('retryInterceptor used alone', () => {
 
   it('retries a GET and counts the state from the first failure', async () => {
     const { client, sent } = bareClient();
-    jest.setSystemTime(500);
+    jest.advanceTimersByTime(500);
     const { value } = await settle(client.get('/items'));
     expect((value as AxiosResponse).config.retryState).toMatchObject({
       retryCount: 1,

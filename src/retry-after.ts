@@ -1,14 +1,16 @@
 // Retry-After (RFC 9110 §10.2.3) is either delay-seconds or an HTTP-date (§5.6.7).
 
 /**
- * The longest wait a server can ask for: a number read from a header (a `Retry-After`, a reset
- * in seconds, days or digits past what a double holds) is capped here, so that no reading can
- * hold an origin for longer than a day, nor reach a timer as `Infinity`.
+ * The longest wait a server can ask for. A number read from a header (a `Retry-After`, a reset)
+ * past it is not a wait but garbage (a year, epoch milliseconds taken for seconds, digits past
+ * what a double holds): it is ignored, so no reading holds an origin for longer than a day, nor
+ * reaches a timer as `Infinity`.
  */
 export const MAX_SERVER_WAIT_MS = 86_400_000;
 
-/** A wait a server asked for, in milliseconds: never negative, never more than a day. */
-export const serverWait = (ms: number): number => Math.min(Math.max(0, ms), MAX_SERVER_WAIT_MS);
+/** A wait a server asked for, in milliseconds: never negative; `undefined` past a day. */
+export const serverWait = (ms: number): number | undefined =>
+  ms > MAX_SERVER_WAIT_MS ? undefined : Math.max(0, ms);
 
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
@@ -67,7 +69,7 @@ export function serverNowOf(responseDate: string | undefined, now: number): numb
  *
  * An HTTP-date is measured against the response's `Date` header when it has a valid one (the
  * server's clock, immune to skew of the local clock), else against `now`. A date in the past
- * asks for no wait; any wait is capped at a day (`MAX_SERVER_WAIT_MS`).
+ * asks for no wait; one of more than a day (`MAX_SERVER_WAIT_MS`) is ignored.
  */
 export function retryAfterMs(
   retryAfter: string | undefined,

@@ -1,6 +1,7 @@
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids.
-const ID = /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
+const ID =
+  /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
 const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
 
 /**

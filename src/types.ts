@@ -101,6 +101,8 @@ export interface RetryBudgetOptions {
 export interface CircuitStateChange {
   /** `protocol//host:port` (the default port left out). */
   readonly origin: string;
+  /** The route (path, ids as `:id`) when the breaker is the route's, not the whole origin's. */
+  readonly route?: string;
   readonly state: 'closed' | 'open' | 'half-open';
   readonly previousState: 'closed' | 'open' | 'half-open';
 }
