@@ -199,12 +199,11 @@ export function createPacer(
       lastSignal = now;
       releasing = false;
       const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-      // An unpaced client whose burst was mostly refused has spent the quota: it holds until the
-      // server's wait is over or, if the server gave none, until a second has passed since the
-      // burst began (the shortest quota period in use). A rare 429 amid successes holds nothing.
-      const spent = counts.throttled + counts.failures >= counts.successes;
+      // An unpaced client that meets a 429 (not a rare one: see NOISE) has spent the quota in a
+      // burst: it holds until the server's wait is over or, if the server gave none, until a
+      // second has passed since the burst began (the shortest quota period in use).
       const holdMs =
-        kind === 'quota' || (kind === 'limit' && !base && spent)
+        kind === 'quota' || (kind === 'limit' && !base)
           ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
           : undefined;
       if (holdMs !== undefined) hold(now, holdMs, replace);
