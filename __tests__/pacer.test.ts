@@ -110,12 +110,17 @@ describe('createPacer', () => {
     expect(p.paced).toBe(false);
   });
 
-  it('a rare 429 amid successes holds nothing: it only paces, at what was accepted', () => {
+  it('a rare 429 amid successes, with no wait said, is noise: no hold, no pacing', () => {
     const p = pacer();
-    throttle(p, 500, counts(2000, 0, 1000, 5), 1000, 'limit');
+    throttle(p, 500, counts(2000, 0, 1000, 5), undefined, 'limit');
     expect(p.holdUntil).toBe(0);
-    expect(slots(p, 500, 2)).toEqual([500, 501]); // 2 000 per second
+    expect(p.paced).toBe(false);
+    expect(slots(p, 500, 2)).toEqual([500, 500]);
+    // Not rare: 41 throttled among 2 000 successes (past one in 50) paces.
+    throttle(p, 500, counts(2000, 0, 1000, 41), undefined, 'limit');
+    expect(p.paced).toBe(true);
   });
+
 
   it('doubles its rate each second until a throttle is met while paced (slow start)', () => {
     const p = pacer();
