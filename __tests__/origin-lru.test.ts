@@ -64,7 +64,7 @@ it('an origin with an open breaker and calls waiting is not forgotten after 100 
   await jest.advanceTimersByTimeAsync(30_000);
   const outcomes = await Promise.all(waiting);
   expect(outcomes.every((o) => o !== 'ok')).toBe(true);
-  // Over the 30 s, probes only (one per break, 2.5 s at least apart... at most a dozen).
+  // Over the 30 s, probes only: one per break (5 s at least), at most a dozen in all.
   expect(sentToDead() - 4).toBeLessThanOrEqual(12);
 });
 
