@@ -97,7 +97,8 @@ describe('item 1: one response does not park an origin', () => {
   it.each(holds)(
     'after $name, later calls fail at once with ERR_RATE_LIMITED and retryAfterMs, whatever bounds them',
     async ({ hold, first, firstCall }) => {
-      // Every call to /first meets the hostile answer; anything else would be served.
+      // Every call to /first meets the hostile answer; anything else would be served. The later
+      // calls go to the same route (the query is not part of it): a throttle holds its route.
       const server = track(
         await startServer((arrival, res) => {
           if (arrival.url === '/first') first(arrival, res);
@@ -109,28 +110,28 @@ describe('item 1: one response does not park an origin', () => {
       const sent = server.arrivals.length;
 
       // No deadline: maxRetryAfterMs (60 s by default) is the bound.
-      expectFailedAtOnce(await getWithin(client, '/plain', 1500), 'retry-after-too-long', hold);
+      expectFailedAtOnce(await getWithin(client, '/first?plain', 1500), 'retry-after-too-long', hold);
       // A deadline shorter than maxRetryAfterMs is the bound.
       expectFailedAtOnce(
-        await getWithin(client, '/deadline', 1500, { retry: { deadlineMs: 2000 } }),
+        await getWithin(client, '/first?deadline', 1500, { retry: { deadlineMs: 2000 } }),
         'deadline',
         hold,
       );
       // Without a deadline, the axios timeout is the bound.
       expectFailedAtOnce(
-        await getWithin(client, '/timeout', 1500, { timeout: 2000 }),
+        await getWithin(client, '/first?timeout', 1500, { timeout: 2000 }),
         'deadline',
         hold,
       );
       // retry: false turns off retries, not the bound.
-      const unretried = await getWithin(client, '/unretried', 1500, { retry: false });
+      const unretried = await getWithin(client, '/first?unretried', 1500, { retry: false });
       expect(describe13(unretried)).toMatch(/^ERR_RATE_LIMITED/);
       expect(unretried.elapsed).toBeLessThan(300);
       expect(retryAfterOf(unretried.error)).toBeGreaterThan(hold - 60_000);
       // maxRetryAfterMs set lower caps the wait as well.
       const capped = clientFor(server.url, { maxRetryAfterMs: 1000 });
       expect(describe13(await getWithin(capped, '/first', 3000))).toBe(firstCall);
-      expectFailedAtOnce(await getWithin(capped, '/capped', 1500), 'retry-after-too-long', hold);
+      expectFailedAtOnce(await getWithin(capped, '/first?capped', 1500), 'retry-after-too-long', hold);
 
       // Nothing was sent during the holds but the capped client's own first call.
       expect(sent).toBe(1);
@@ -145,7 +146,7 @@ describe('item 1: one response does not park an origin', () => {
     );
     const client = clientFor(server.url, { maxRetryAfterMs: 1000 });
     expect(describe13(await getWithin(client, '/first', 3000))).toBe('ok 200');
-    const outcome = await getWithin(client, '/second', 2500);
+    const outcome = await getWithin(client, '/first?second', 2500);
     expect(describe13(outcome)).toBe('ERR_RATE_LIMITED  retry-after-too-long');
     expect(outcome.elapsed).toBeLessThan(300);
     expect(retryAfterOf(outcome.error)).toBeGreaterThan(3000);
@@ -169,7 +170,7 @@ describe('item 1: one response does not park an origin', () => {
     const seen: string[] = [];
     let through: Outcome | undefined;
     while (!through && performance.now() - heldAt < 3000) {
-      const outcome = await getWithin(client, '/poll', 2000);
+      const outcome = await getWithin(client, '/first?poll', 2000);
       if (outcome.response) through = outcome;
       else {
         seen.push(describe13(outcome));
@@ -185,7 +186,7 @@ describe('item 1: one response does not park an origin', () => {
 
     // The hold is over: the next calls go at once.
     for (let i = 0; i < 5; i++) {
-      const outcome = await getWithin(client, `/after/${i}`, 1000);
+      const outcome = await getWithin(client, `/first?after=${i}`, 1000);
       expect(describe13(outcome)).toBe('ok 200');
       expect(outcome.response?.config.retryState?.waitedMs ?? 0).toBeLessThan(50);
     }
@@ -203,11 +204,11 @@ describe('item 1: one response does not park an origin', () => {
     await getWithin(client, '/first', 3000);
     const heldAt = performance.now();
     while (server.arrivals.length < 2 && performance.now() - heldAt < 3000) {
-      await getWithin(client, '/poll', 2000);
+      await getWithin(client, '/first?poll', 2000);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(server.arrivals).toHaveLength(2);
-    const after = await getWithin(client, '/after', 2000);
+    const after = await getWithin(client, '/first?after', 2000);
     expect(describe13(after)).toBe('ERR_RATE_LIMITED  retry-after-too-long');
     expect(retryAfterOf(after.error)).toBeLessThanOrEqual(2000);
     expect(retryAfterOf(after.error)).toBeGreaterThan(500);
@@ -308,7 +309,7 @@ describe('item 3: epoch heuristics', () => {
     );
     const client = clientFor(server.url, { maxRetryAfterMs: 1000 });
     await getWithin(client, '/first', 3000);
-    const outcome = await getWithin(client, '/second', 2000);
+    const outcome = await getWithin(client, '/first?second', 2000);
     expectFailedAtOnce(outcome, 'retry-after-too-long', 60_000);
     expect(retryAfterOf(outcome.error)).toBeGreaterThan(55_000);
     expect(server.arrivals).toHaveLength(1);
@@ -330,7 +331,7 @@ describe('item 3: epoch heuristics', () => {
     });
     const client = clientFor(server.url);
     await getWithin(client, '/first', 3000);
-    const outcome = await getWithin(client, '/second', 4500);
+    const outcome = await getWithin(client, '/first?second', 4500);
     expect(describe13(outcome)).toBe('ok 200');
     expect(outcome.response?.config.retryState?.waitedMs).toBeGreaterThanOrEqual(800);
     // Sent at the reset, not 25 years later (the whole-second reset allows a little early).

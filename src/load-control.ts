@@ -125,6 +125,8 @@ function pacerChange(scope: Scope, change: (pacer: Pacer) => void): void {
   if (wasPaced && !scope.pacer.paced) wakeAll(scope.slotWaiters);
 }
 
+const isOpen = (scope: Scope): boolean => scope.breaker?.state === 'open';
+
 const isBusy = (scope: Scope): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.length > 0 ||
@@ -189,27 +191,20 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     }
   }
 
-  /** The scope a failure or throttle belongs to: the origin's for its faults and shared limits. */
-  function targetOf(pass: Pass, ending: Ending): Scope {
-    const { origin: o, route: r } = pass;
-    if (ending.originWide || ending.result === 'success') return o;
-    if (ending.result === 'throttled') {
-      // An API-wide limit (named so by the headers, already pacing the origin, or met on a second
-      // route) paces the whole origin: each other route pays at most one throttled request.
-      const name = r.name;
-      const last = o.lastThrottle;
-      const now = ending.sentAt;
-      o.lastThrottle = { route: name, at: now };
-      if (
-        ending.rateLimit?.shared ||
-        o.pacer.paced ||
-        o.pacer.holdUntil > now ||
-        (last && last.route !== name && now - last.at < pacing.healthyAfterMs)
-      ) {
-        return o;
-      }
-    }
-    return pass.route;
+  /**
+   * Whether a throttle met on route `r` is the whole origin's: an API-wide limit (named so by
+   * the headers, already pacing or holding the origin, or met on a second route within
+   * `healthyAfterMs`). Each other route then pays at most one throttled request.
+   */
+  function isOriginWide(o: Scope, r: Scope, ending: Ending, now: number): boolean {
+    const last = o.lastThrottle;
+    o.lastThrottle = { route: r.name, at: now };
+    return (
+      !!ending.rateLimit?.shared ||
+      o.pacer.paced ||
+      o.pacer.holdUntil > now ||
+      (last !== undefined && last.route !== r.name && now - last.at < pacing.healthyAfterMs)
+    );
   }
 
   function record(scope: Scope, now: number, result: AttemptResult, probe: boolean): void {
@@ -285,36 +280,43 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         const took = now - ending.sentAt;
         o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
       }
-      const target = result === undefined ? undefined : targetOf(pass, ending);
-      // A success counts for the origin and its route; a failure or throttle for its own scope.
-      for (const scope of result === 'success' ? [o, r] : target ? [target] : []) {
-        const wasOpen = scope.breaker?.state;
+      // A success counts for the origin and its route; a failure or throttle for its own scope:
+      // the origin's for a fault of the connection, else the route's.
+      const own = ending.originWide ? o : r;
+      const recorded = result === undefined ? [] : result === 'success' ? [o, r] : [own];
+      for (const scope of recorded) {
+        const before = scope.breaker?.state;
         record(scope, now, result, probes.includes(scope));
-        if (scope !== o && wasOpen === 'closed' && scope.breaker?.state === 'open') {
-          escalate(o, scope, now);
-        }
+        // A route's breaker that just opened while another route's is open: the origin is broken.
+        if (scope !== o && before === 'closed' && isOpen(scope)) escalate(o, scope, now);
       }
       for (const scope of probes) {
         // A probe of one scope that failed in another says nothing of the first: given back.
-        if (scope !== target && result !== 'success') scope.breaker?.record(now, undefined, true);
+        if (scope !== own && result !== 'success') scope.breaker?.record(now, undefined, true);
         wakeAll(scope.waiters);
       }
-      if (!target) return;
-      const signal = settings.pacing
-        ? throttleSignal(
-            ending,
-            {
-              counts: target.window.counts(now),
-              inFlight: target.inFlight,
-              lastSuccessAt: target.lastSuccessAt,
-            },
-            now,
-          )
-        : undefined;
+      const signal =
+        settings.pacing && result !== undefined
+          ? throttleSignal(
+              ending,
+              {
+                counts: own.window.counts(now),
+                inFlight: own.inFlight,
+                lastSuccessAt: own.lastSuccessAt,
+              },
+              now,
+            )
+          : undefined;
       const { holdProbe } = pass;
       if (signal) {
-        const counts = target.window.counts(now);
-        pacerChange(target, (pacer) => pacer.throttle(now, counts, signal, holdProbe === target));
+        let paced = own;
+        if (own === r && isOriginWide(o, r, ending, now)) {
+          paced = o;
+          if (result !== 'success') record(o, now, result, false);
+        }
+        const counts = paced.window.counts(now);
+        const replace = holdProbe === paced || holdProbe === own;
+        pacerChange(paced, (pacer) => pacer.throttle(now, counts, signal, replace));
       } else if (holdProbe && result === 'success') {
         holdProbe.pacer.endHold(now);
       }

@@ -28,8 +28,8 @@ export interface Pacer {
   /**
    * The time at which the next send may go (`now` when nothing holds it), reserved for the
    * caller when it is no later than `latest`; a later one is returned but not reserved. During a
-   * hold longer than `probeEveryMs`, one send per `probeEveryMs` goes as a probe (its slot is
-   * before `holdUntil`).
+   * hold, once every `probeEveryMs`, the call that comes then goes at once as a probe (its slot
+   * is before `holdUntil`).
    */
   reserve(now: number, latest: number): number;
   /**
@@ -37,7 +37,7 @@ export interface Pacer {
    * replaces the hold (a quota that reset early ends it).
    */
   throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal, replace: boolean): void;
-  /** A probe of a hold came back with no throttle: the hold is over. */
+  /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
   endHold(now: number): void;
   /**
    * A breaker closed: release at the rate the scope handled before it failed, ramping up to
@@ -132,15 +132,17 @@ export function createPacer(
     since = Math.max(now, holdUntil);
   }
 
+  function unpace(): void {
+    base = 0;
+    overloadSince = undefined;
+    releasing = false;
+    slowStart = true;
+    cap = Infinity;
+    growth = settings.growthPerSecond;
+  }
+
   function unpaceIfHealthy(now: number): void {
-    if (base && now - lastSignal >= settings.healthyAfterMs) {
-      base = 0;
-      overloadSince = undefined;
-      releasing = false;
-      slowStart = true;
-      cap = Infinity;
-      growth = settings.growthPerSecond;
-    }
+    if (base && now - lastSignal >= settings.healthyAfterMs) unpace();
   }
 
   function hold(now: number, ms: number, replace: boolean): void {
@@ -161,10 +163,11 @@ export function createPacer(
 
     reserve(now, latest) {
       unpaceIfHealthy(now);
-      if (now < holdUntil && probeAt < holdUntil) {
-        const slot = Math.max(now, probeAt);
-        if (slot <= latest) probeAt = slot + probeEveryMs;
-        return slot;
+      // A long hold lets one send through per probeEveryMs, to a call that comes when one is
+      // due (none waits for it: the others learn when the hold ends, and fail at once).
+      if (now < holdUntil && now >= probeAt) {
+        probeAt = now + probeEveryMs;
+        return now;
       }
       if (!base) {
         if (now >= holdUntil) return now;
@@ -244,8 +247,11 @@ export function createPacer(
     },
 
     endHold(now) {
+      // The quota reset early: what was learned of its rate (over a wait that did not happen)
+      // is worth nothing; the scope starts afresh.
       holdUntil = Math.min(holdUntil, now);
       probeAt = Infinity;
+      unpace();
     },
 
     release(now, lastGoodRate) {

@@ -21,11 +21,15 @@ export interface ScopeView {
 // Attempts the window must hold before a 503 may count as an overload.
 const MIN_OVERLOAD_SAMPLE = 20;
 
-/** The quota the headers announce, per second over its period (or, not said, its reset). */
-function quotaPerSecond(rateLimit: RateLimit | undefined): number | undefined {
-  if (!rateLimit?.limit) return undefined;
-  const periodMs = rateLimit.periodMs ?? rateLimit.resetMs ?? 0;
-  return (rateLimit.limit * 1000) / Math.max(periodMs, PACING_WINDOW_MS);
+/**
+ * The quota the headers announce, per second over its period; not said, over its reset in whole
+ * seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the second
+ * is up to two seconds long for a one-second window, and a quota spread over it would run at a
+ * third of its rate.
+ */
+function periodOf(rateLimit: RateLimit | undefined): number {
+  const periodMs = rateLimit?.periodMs ?? Math.floor((rateLimit?.resetMs ?? 0) / 1000) * 1000;
+  return Math.max(periodMs, PACING_WINDOW_MS);
 }
 
 /**
@@ -43,10 +47,17 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
-  const quota = quotaPerSecond(rateLimit);
+  const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodOf(rateLimit) : undefined;
   const remaining = rateLimit?.remaining;
   if (remaining !== undefined && remaining <= scope.inFlight) {
-    return { kind: 'quota', waitMs: rateLimit?.resetMs, quotaPerSecond: quota, sentAt };
+    // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two
+    // would lose up to a second each time. For such a quota, known, the hold ends a second
+    // early, and the quota's own rate paces what follows (a send that still comes early meets a
+    // 429 and its Retry-After). A longer quota is held to its reset: the second costs little.
+    const resetMs = rateLimit?.resetMs;
+    const early = quota && resetMs !== undefined && periodOf(rateLimit) <= 2000;
+    const waitMs = early ? Math.max(0, resetMs - 1000) : resetMs;
+    return { kind: 'quota', waitMs, quotaPerSecond: quota, sentAt };
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
