@@ -30,8 +30,10 @@ it('item 14: calls with deadlineMs 8000 and the default retries, made while the 
   const results = await Promise.all(calls);
   await outage;
   expect(results.filter((r) => !r.response).map(describe13)).toEqual([]);
-  // The outage was seen (the breaker opened), and every call was served once.
-  expect(client.events.map((e) => e.state)).toContain('open');
+  // The outage was seen (calls met refused connections: with a deadline, those use up no
+  // retries), and every call was served once.
+  const refused = results.map((r) => r.response?.config.retryState?.refusedCount ?? 0);
+  expect(Math.max(...refused)).toBeGreaterThan(0);
   expect(server.arrivals).toHaveLength(calls.length);
 }, 15_000);
 
@@ -49,9 +51,9 @@ it('item 11: a held call whose slot leaves less than the origin takes to answer 
   expect(describe13(await getWithin(client, '/first', 2000))).toBe('ok 200');
   const sent = server.arrivals.length;
 
-  // The slot comes at ~1000 ms; a deadline of 1080 ms leaves ~80 ms, less than the 150 ms the
+  // The route is held (a throttle holds its own route). The slot comes at ~1000 ms; a deadline of 1080 ms leaves ~80 ms, less than the 150 ms the
   // origin takes (and the POST would be performed with no time to learn its outcome).
-  const late = await getWithin(client, '/late', 2000, { retry: { deadlineMs: 1080 } });
+  const late = await getWithin(client, '/first?late', 2000, { retry: { deadlineMs: 1080 } });
   expect(describe13(late)).toBe('ERR_RATE_LIMITED  deadline');
   expect(late.elapsed).toBeLessThan(500);
   await delay(1200);
@@ -69,7 +71,7 @@ it('item 11 (control): the same hold with a deadline of 2000 ms is waited, sent 
   );
   const client = clientFor(server.url);
   await getWithin(client, '/first', 2000);
-  const onTime = await getWithin(client, '/on-time', 3000, { retry: { deadlineMs: 2000 } });
+  const onTime = await getWithin(client, '/first?on-time', 3000, { retry: { deadlineMs: 2000 } });
   expect(describe13(onTime)).toBe('ok 200');
   expect(onTime.response?.config.retryState?.waitedMs).toBeGreaterThan(700);
   expect(server.arrivals).toHaveLength(2);

@@ -660,14 +660,17 @@ describe('pacing', () => {
     const firstAt = server.arrivals[0]!.at;
 
     const started = performance.now();
-    const error = await failureOf(client.http.get('/hurried', { retry: { deadlineMs: 300 } }));
+    // The same route (a spent quota holds the route it was met on).
+    const error = await failureOf(
+      client.http.get('/first?hurried', { retry: { deadlineMs: 300 } }),
+    );
     expect(error.config?.retryState?.stopReason).toBe('deadline');
     expect(error.response).toBeUndefined();
     // It knew at once that no slot comes in time.
     expect(performance.now() - started).toBeLessThan(50);
     expect(server.arrivals).toHaveLength(1);
 
-    const response = await client.http.get('/patient');
+    const response = await client.http.get('/first?patient');
     expect(response.data).toBe('ok');
     expect(response.config.retryState?.waitedMs).toBeGreaterThanOrEqual(800);
     expect(server.arrivals).toHaveLength(2);

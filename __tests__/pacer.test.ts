@@ -121,7 +121,6 @@ describe('createPacer', () => {
     expect(p.paced).toBe(true);
   });
 
-
   it('doubles its rate each second until a throttle is met while paced (slow start)', () => {
     const p = pacer();
     throttle(p, 0, counts(6), undefined, 'limit'); // a burst of a leaky bucket: 6 accepted

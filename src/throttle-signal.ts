@@ -50,13 +50,7 @@ export function throttleSignal(
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodOf(rateLimit) : undefined;
   const remaining = rateLimit?.remaining;
   if (remaining !== undefined && remaining <= scope.inFlight) {
-    // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two
-    // would lose up to a second each time. For such a quota, known, the hold ends a second
-    // early, and the quota's own rate paces what follows (a send that still comes early meets a
-    // 429 and its Retry-After). A longer quota is held to its reset: the second costs little.
-    const resetMs = rateLimit?.resetMs;
-    const early = quota && resetMs !== undefined && periodOf(rateLimit) <= 2000;
-    const waitMs = early ? Math.max(0, resetMs - 1000) : resetMs;
+    const waitMs = rateLimit?.resetMs;
     return { kind: 'quota', waitMs, quotaPerSecond: quota, sentAt };
   }
   const waitMs = answer.waitMs;
