@@ -6,6 +6,7 @@ import axios, {
 } from 'axios';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
+import type { FollowInbound } from './call-context';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
@@ -17,6 +18,7 @@ import { type AttemptOutcome, decide } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
+import { serverAdvice } from './server-signals';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
@@ -52,10 +54,19 @@ function clampToDeadline(
   state: RetryState,
   now: number,
 ): void {
-  if (!options || options.deadlineMs === undefined) return;
-  const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-  clampTimeout(config, remaining);
-  boundAttempt(config, remaining);
+  if (!options) return;
+  if (options.deadlineMs !== undefined) {
+    const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
+    clampTimeout(config, remaining);
+    boundAttempt(config, remaining);
+  }
+  // The headers of calls that propagate (`propagate: true`, which a server layer sets on the
+  // calls it sees: call-context.ts). Literals, not call-context.ts's constants: a smaller bundle.
+  const { headers, timeout } = config;
+  if (options.propagate) {
+    headers.set('Retry-Attempt', `${state.retryCount + 1}`);
+    if (timeout) headers.set('Request-Deadline-Ms', `${timeout}`);
+  }
 }
 
 function outcomeOf(
@@ -87,6 +98,7 @@ function outcomeOf(
     retryAfter: readHeader(headers, 'retry-after'),
     responseDate: readHeader(headers, 'date'),
     verdict: () => options.shouldRetry?.(failure, state),
+    advice: serverAdvice((name) => readHeader(headers, name)),
   };
 }
 
@@ -154,6 +166,10 @@ function createRetryHandlers(
     onRequest(config) {
       if (config.retryState) return config;
       try {
+        // A server layer's hook (call-context.ts), if one is installed.
+        (globalThis as Record<symbol, FollowInbound | undefined>)[
+          Symbol.for('axios-safe-retry.context')
+        ]?.(config, client.options);
         const callOptions = resolveRequestOptions(client, config.retry);
         const now = Date.now();
         const key = callOptions
