@@ -241,10 +241,10 @@ describe('retry at one layer: the bottom always answers 503', () => {
       // Within one layer's retries (backoff ceilings 100 + 200 + 400 ms), not the sum of all.
       expect(outcome.settledAt - outcome.startedAt).toBeLessThan(2000);
     }
-    // Each attempt carried its number; L3's retries went out as attempts 2, 3, 4 of one call.
+    // Each attempt carried its number (whether L3's retries went out before its breaker opened
+    // depends on timing: the single-503 test below checks the numbers of a retry).
     const attempts = bottom.arrivals.map((a) => a.headers['retry-attempt']);
     expect(attempts).toContain('1');
-    expect(new Set(attempts).size).toBeGreaterThan(1);
     expect(attempts.every((a) => ['1', '2', '3', '4'].includes(String(a)))).toBe(true);
   });
 

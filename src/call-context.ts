@@ -9,13 +9,13 @@ import type { InternalAxiosRequestConfig } from 'axios';
 export const CONTEXT_KEY = Symbol.for('axios-safe-retry.context');
 
 /** The request header that carries an attempt's number: 1 on the first attempt. */
-export const ATTEMPT_HEADER = 'Retry-Attempt';
+export const ATTEMPT_HEADER = 'retry-attempt';
 /** The request header that carries how long, in milliseconds, the caller waits for this attempt. */
-export const DEADLINE_HEADER = 'Request-Deadline-Ms';
+export const DEADLINE_HEADER = 'request-deadline-ms';
 
 /**
  * Installed by the server entry; called with each call's config on its first attempt, before its
- * options are resolved, and with the client's options. While an inbound request is being handled
+ * options are resolved, and with the client's settings. While an inbound request is being handled
  * (and unless the call says `propagate: false`), it makes the call follow that request: the call
  * takes the inbound caller's signal when it has none of its own (so it is aborted when that
  * caller goes), the inbound deadline, less a margin, when it has no shorter one (written to
@@ -24,5 +24,7 @@ export const DEADLINE_HEADER = 'Request-Deadline-Ms';
  */
 export type FollowInbound = (
   config: InternalAxiosRequestConfig,
-  clientOptions: { readonly deadlineMs?: number | undefined; readonly propagate?: boolean },
+  client: {
+    readonly options: { readonly deadlineMs?: number | undefined; readonly propagate?: boolean };
+  },
 ) => void;

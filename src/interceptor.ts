@@ -61,11 +61,12 @@ function clampToDeadline(
     boundAttempt(config, remaining);
   }
   // The headers of calls that propagate (`propagate: true`, which a server layer sets on the
-  // calls it sees: call-context.ts). Literals, not call-context.ts's constants: a smaller bundle.
-  const { headers, timeout } = config;
+  // calls it sees: call-context.ts). Literals, not call-context.ts's constants, and in lower case
+  // (as HTTP/2 sends them, and like the bundle's other header names): a smaller bundle.
   if (options.propagate) {
-    headers.set('Retry-Attempt', `${state.retryCount + 1}`);
-    if (timeout) headers.set('Request-Deadline-Ms', `${timeout}`);
+    // (axios writes a number as a string.)
+    config.headers.set('retry-attempt', state.retryCount + 1);
+    if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
   }
 }
 
@@ -169,7 +170,7 @@ function createRetryHandlers(
         // A server layer's hook (call-context.ts), if one is installed.
         (globalThis as Record<symbol, FollowInbound | undefined>)[
           Symbol.for('axios-safe-retry.context')
-        ]?.(config, client.options);
+        ]?.(config, client);
         const callOptions = resolveRequestOptions(client, config.retry);
         const now = Date.now();
         const key = callOptions

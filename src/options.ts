@@ -112,7 +112,7 @@ const REQUEST_RULES: Rules = {
   deadlineMs: POSITIVE_MS,
   idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
   onRetry: FUNCTION,
-  propagate: [(v) => typeof v === 'boolean', 'true or false'],
+  propagate: [(v) => v === !!v, 'true or false'],
 };
 
 const KEY_RULES: Rules = {

@@ -6,8 +6,12 @@ import { ATTEMPT_HEADER, CONTEXT_KEY, DEADLINE_HEADER, type FollowInbound } from
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 import type { RequestRetryOptions } from './types';
 
-/** The response header of a layer that gave up: `Should-Retry: false` (Stripe's word, unbranded). */
-export const SHOULD_RETRY_HEADER = 'Should-Retry';
+/**
+ * The response header of a layer that gave up: `Stripe-Should-Retry: false`. Stripe's name, not
+ * one of ours: it is the one "don't retry" header that clients already know, and it means exactly
+ * this (the client of this package honours it from any server).
+ */
+export const SHOULD_RETRY_HEADER = 'Stripe-Should-Retry';
 export { ATTEMPT_HEADER, DEADLINE_HEADER };
 
 export interface RetryLayerOptions {
@@ -70,10 +74,10 @@ type AnySignal = (signals: AbortSignal[]) => AbortSignal;
 
 /** The hook the main bundle calls on each call's first attempt (see call-context.ts). */
 function follow(previous: FollowInbound | undefined): (...args: Parameters<FollowInbound>) => void {
-  return (config: InternalAxiosRequestConfig, clientOptions) => {
+  return (config: InternalAxiosRequestConfig, { options: clientOptions }) => {
     const inbound = storage.getStore();
     if (!inbound) {
-      previous?.(config, clientOptions);
+      previous?.(config, { options: clientOptions });
       return;
     }
     const retry = config.retry as RequestRetryOptions | false | undefined;
@@ -174,8 +178,8 @@ export function upstreamGaveUp(error: unknown): boolean {
 }
 
 /**
- * Answers "don't retry": `503` with `Should-Retry: false`, which axios-safe-retry's client honours
- * (it stops with `upstream-gave-up`), and so do Stripe-style clients that read the header.
+ * Answers "don't retry": `503` with `Stripe-Should-Retry: false`, which axios-safe-retry's client
+ * honours (it stops with `upstream-gave-up`), and so do Stripe's own clients.
  */
 export function answerUpstreamGaveUp(res: ServerResponse): void {
   res.statusCode = 503;
