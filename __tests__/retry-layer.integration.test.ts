@@ -44,7 +44,7 @@ afterEach(async () => {
   );
 });
 
-type BottomBehaviour = 'always-503' | 'first-503' | 'hang';
+type BottomBehaviour = 'ok' | 'always-503' | 'first-503' | 'hang';
 
 /** The dependency at the bottom of the chain. `closed` counts requests whose caller went away. */
 async function startBottom(
@@ -268,6 +268,15 @@ describe('retry at one layer: the bottom always answers 503', () => {
     expect(outcome!.stopReason).not.toBe('upstream-gave-up');
   });
 
+  it('three hops (top → L1 → L2 → bottom): 4 requests at the bottom, each layer above sends once', async () => {
+    const bottom = await startBottom('always-503');
+    const chain = await startChain(bottom.url, [helper, helper], 'plain');
+    const [outcome] = await topCalls(chain, 1);
+    expect(bottom.arrivals.map((a) => a.headers['retry-attempt'])).toEqual(['1', '2', '3', '4']);
+    for (const layer of chain.layers) expect(layer.arrivals).toHaveLength(1);
+    expect(outcome).toMatchObject({ ok: false, retryCount: 0, stopReason: 'upstream-gave-up' });
+  });
+
   it('this package without retryLayer, 20 calls at once: the breakers cut the load', async () => {
     const bottom = await startBottom('always-503');
     const chain = await startChain(bottom.url, [plain, plain, plain], 'plain');
@@ -384,7 +393,7 @@ describe('deadlines travel, and a caller that has gone stops the layers below', 
 
 describe('retry at one layer does not turn every failure into "give up"', () => {
   it('a 503 that L1 answered itself, without the signal, is retried by the top', async () => {
-    const bottom = await startBottom('always-ok' as BottomBehaviour);
+    const bottom = await startBottom('ok');
     const chain = await startChain(
       bottom.url,
       [{ mode: 'helper', failFirst: true }, helper, helper],
