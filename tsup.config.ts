@@ -1,7 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // The server entry (node:async_hooks) is a bundle of its own: nothing of it reaches the main one.
+  entry: ['src/index.ts', 'src/server.ts'],
+  splitting: false,
+  removeNodeProtocol: false,
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

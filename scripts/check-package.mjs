@@ -78,7 +78,8 @@ copyFileSync(join(fixture, 'usage.ts'), join(consumer, 'usage.mts'));
 const installed = checkCommand(
   `consumer installs the tarball and axios (${consumer})`,
   'npm',
-  ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'axios@1'],
+  // @types/node: the server entry's declarations use node:http's types, as its users' code does.
+  ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'axios@1', '@types/node@20'],
   { cwd: consumer },
 );
 if (installed) {
@@ -86,12 +87,18 @@ if (installed) {
     readFileSync(join(consumer, 'node_modules', 'axios', 'package.json'), 'utf8'),
   ).version;
   console.log(`consumer has axios ${axiosVersion}`);
-  checkCommand('require() loads dist/index.js and retries', process.execPath, ['require.cjs'], {
-    cwd: consumer,
-  });
-  checkCommand('import loads dist/index.mjs and retries', process.execPath, ['import.mjs'], {
-    cwd: consumer,
-  });
+  checkCommand(
+    'require() loads dist/index.js and dist/server.js, retries, and a call under retryLayer carries the headers',
+    process.execPath,
+    ['require.cjs'],
+    { cwd: consumer },
+  );
+  checkCommand(
+    'import loads dist/index.mjs and dist/server.mjs, retries, and a call under retryLayer (ESM or CJS server) carries the headers',
+    process.execPath,
+    ['import.mjs'],
+    { cwd: consumer },
+  );
   checkCommand(
     'TypeScript, moduleResolution nodenext (CJS .ts and ESM .mts)',
     bin('tsc'),
@@ -102,6 +109,12 @@ if (installed) {
     'TypeScript, moduleResolution bundler',
     bin('tsc'),
     ['-p', 'tsconfig.bundler.json'],
+    { cwd: consumer },
+  );
+  checkCommand(
+    'TypeScript, axios-safe-retry/server with Node types, moduleResolution nodenext',
+    bin('tsc'),
+    ['-p', 'tsconfig.server.json'],
     { cwd: consumer },
   );
   checkCommand(

@@ -1,39 +1,53 @@
-// Fails when the ESM entry, bundled and minified the way an app's bundler would ship it, gzips
-// above the budget. axios and uuid are the app's own dependencies, so they are not counted.
+// Fails when an entry, bundled and minified the way an app's bundler would ship it, gzips above
+// its budget. axios and uuid are the app's own dependencies, so they are not counted.
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const entry = 'dist/index.mjs';
-// The target was 3 kB, then 6 kB with the breaker and pacing; the package measures about 9.1 kB:
-// about 4.1 kB for the per-call core, 1.1 kB for the misuse errors, the per-attempt deadline,
-// long timers and stream release (issues 9 and 10), and 3.9 kB for per-origin load control (the
-// breaker, pacing, rate-limit headers and the gated adapter). This limit (9.25 KiB) stops it from
-// growing while the 6 kB target is reconsidered: no single file is large enough to close the gap.
-// Issue 13 (load control that never hurts: route scopes, bounded waits, a monotonic clock, sane
-// holds, a pacer that learns leaky buckets) took it to about 11.2 kB. The 9.25 KiB budget of
-// issue 14 is NOT met: this guard is at 11.25 KiB so that it cannot grow silently while the
-// consolidation of issue 14 pays it back.
-const limitBytes = 11_520;
+const entries = [
+  {
+    entry: 'dist/index.mjs',
+    platform: 'neutral',
+    // History: 3 kB, then 6 kB with the breaker and pacing; 9.1 kB at 0.1.0 (per-call core 4.1 kB,
+    // misuse errors, per-attempt deadline, long timers and stream release 1.1 kB, load control
+    // 3.9 kB). Issue 13 (route scopes, bounded waits, a monotonic clock, sane holds, a pacer that
+    // learns leaky buckets) took it to about 11.2 kB, issue 16's client side (server signals, the
+    // propagated headers, the hook of the server entry) about 0.2 kB more. The 9.25 KiB budget
+    // of issue 14 is NOT met: this guard stops it from growing silently while the consolidation
+    // of issue 14 pays it back.
+    limitBytes: 11_776,
+  },
+  {
+    // axios-safe-retry/server (issue 16), Node only: retryLayer, its error handler and the
+    // inbound headers. Measured at 1694 B; the budget (1.75 KiB) leaves a small margin.
+    entry: 'dist/server.mjs',
+    platform: 'node',
+    limitBytes: 1792,
+  },
+];
 
-if (!existsSync(entry)) {
-  console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);
-  process.exit(1);
+let failed = false;
+for (const { entry, platform, limitBytes } of entries) {
+  if (!existsSync(entry)) {
+    console.error(`FAIL size: ${entry} is missing; run \`npm run build\` first`);
+    failed = true;
+    continue;
+  }
+  const bundled = await build({
+    entryPoints: [entry],
+    bundle: true,
+    external: ['axios', 'uuid'],
+    format: 'esm',
+    platform,
+    minify: true,
+    write: false,
+  });
+  const minified = bundled.outputFiles[0].contents;
+  const gzipped = gzipSync(minified, { level: 9 }).length;
+  const ok = gzipped <= limitBytes;
+  if (!ok) failed = true;
+  console.log(
+    `${ok ? 'PASS' : 'FAIL'} size: ${entry} minified ${minified.length} B, gzipped ${gzipped} B (limit ${limitBytes} B)`,
+  );
 }
-
-const bundled = await build({
-  entryPoints: [entry],
-  bundle: true,
-  external: ['axios', 'uuid'],
-  format: 'esm',
-  minify: true,
-  write: false,
-});
-const minified = bundled.outputFiles[0].contents;
-const gzipped = gzipSync(minified, { level: 9 }).length;
-
-const ok = gzipped <= limitBytes;
-console.log(
-  `${ok ? 'PASS' : 'FAIL'} size: ${entry} minified ${minified.length} B, gzipped ${gzipped} B (limit ${limitBytes} B)`,
-);
-process.exit(ok ? 0 : 1);
+process.exit(failed ? 1 : 0);

@@ -6,6 +6,7 @@ import axios, {
 } from 'axios';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
+import type { FollowInbound } from './call-context';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { now as clockNow } from './clock';
@@ -26,6 +27,7 @@ import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
 import { routeOf } from './route';
+import { serverAdvice } from './server-signals';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
@@ -61,10 +63,20 @@ function clampToDeadline(
   state: RetryState,
   now: number,
 ): void {
-  if (!options || options.deadlineMs === undefined) return;
-  const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-  clampTimeout(config, remaining);
-  boundAttempt(config, remaining);
+  if (!options) return;
+  if (options.deadlineMs !== undefined) {
+    const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
+    clampTimeout(config, remaining);
+    boundAttempt(config, remaining);
+  }
+  // The headers of calls that propagate (`propagate: true`, which a server layer sets on the
+  // calls it sees: call-context.ts). Literals, not call-context.ts's constants, and in lower case
+  // (as HTTP/2 sends them, and like the bundle's other header names): a smaller bundle.
+  if (options.propagate) {
+    // (axios writes a number as a string.)
+    config.headers.set('retry-attempt', state.retryCount + 1);
+    if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
+  }
 }
 
 function outcomeOf(
@@ -98,6 +110,7 @@ function outcomeOf(
       readHeader(config.headers, idempotencyHeader(options)) !== undefined,
     replayableBody: isReplayableBody(config.data),
     verdict: () => options.shouldRetry?.(failure, state),
+    advice: serverAdvice((name) => readHeader(response?.headers, name)),
   };
 }
 
@@ -180,6 +193,10 @@ function createRetryHandlers(
     onRequest(config) {
       if (config.retryState) return config;
       try {
+        // A server layer's hook (call-context.ts), if one is installed.
+        (globalThis as Record<symbol, FollowInbound | undefined>)[
+          Symbol.for('axios-safe-retry.context')
+        ]?.(config, client);
         const callOptions = resolveRequestOptions(client, config.retry);
         const now = clockNow();
         const key = callOptions

@@ -26,6 +26,7 @@ export interface ResolvedOptions {
   readonly deadlineMs?: number;
   readonly idempotencyKey: ResolvedIdempotencyKey | false;
   readonly onRetry?: RequestRetryOptions['onRetry'];
+  readonly propagate?: boolean;
 }
 
 /** The defaults, in one place; the README's options table lists the same values. Frozen. */
@@ -111,6 +112,7 @@ const REQUEST_RULES: Rules = {
   deadlineMs: POSITIVE_MS,
   idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
   onRetry: FUNCTION,
+  propagate: [(v) => v === !!v, 'true or false'],
 };
 
 const KEY_RULES: Rules = {

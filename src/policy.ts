@@ -20,6 +20,8 @@ export interface AttemptOutcome {
   readonly serverWaitMs?: number | undefined;
   /** The retry is not charged to the budget: its origin is paced, or mostly succeeding. */
   readonly retryIsFree?: boolean;
+  /** What the server said of retrying (see server-signals.ts): `false` = don't, ms = pushback. */
+  readonly advice?: boolean | number | undefined;
   /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
   readonly verdict: () => boolean | undefined;
 }
@@ -37,6 +39,7 @@ function isRepeatable(
   retryCount: number,
 ): boolean {
   const { classification, status, method, hasIdempotencyKey } = outcome;
+  if (outcome.advice === true) return true;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
   switch (classification.kind) {
@@ -85,6 +88,7 @@ export function decide(
   now: number,
 ): Decision {
   if (outcome.classification.kind === 'canceled') return stop('canceled');
+  if (outcome.advice === false) return stop('upstream-gave-up');
 
   const remaining =
     options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
@@ -105,7 +109,7 @@ export function decide(
     return stop('not-retryable');
   }
 
-  const asked = outcome.serverWaitMs;
+  const asked = typeof outcome.advice === 'number' ? outcome.advice : outcome.serverWaitMs;
   // On top of a server-given wait, the draw only de-synchronises the clients released at the same
   // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
   const jitter = fullJitterDelay(

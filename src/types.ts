@@ -10,7 +10,8 @@ export type StopReason =
   | 'canceled'
   | 'body-not-replayable'
   | 'disabled'
-  | 'circuit-open';
+  | 'circuit-open'
+  | 'upstream-gave-up';
 
 /** The retry state of one call, kept on its request config as `config.retryState`. */
 export interface RetryState {
@@ -216,6 +217,14 @@ export interface RequestRetryOptions {
    * rejects with that error at once and sends nothing more.
    */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Under `axios-safe-retry/server`'s `retryLayer` (the default, `undefined`): the call follows
+   * the inbound request (its deadline, its caller going) and its attempts carry the
+   * `Retry-Attempt` and `Request-Deadline-Ms` headers. `true` sends the headers without a layer
+   * too; `false` does neither.
+   * @default undefined
+   */
+  propagate?: boolean;
 }
 
 /** Client options, for `attachRetry` and `retryInterceptor`. */

@@ -1,0 +1,30 @@
+import type { InternalAxiosRequestConfig } from 'axios';
+
+/**
+ * The coupling between the main bundle and `axios-safe-retry/server`, which alone uses
+ * `node:async_hooks`: the server entry installs a `FollowInbound` under this key, and each call
+ * hands it its config. `Symbol.for`, so that two copies of the library (its CommonJS and its ES
+ * module build, say) share the one registry.
+ */
+export const CONTEXT_KEY = Symbol.for('axios-safe-retry.context');
+
+/** The request header that carries an attempt's number: 1 on the first attempt. */
+export const ATTEMPT_HEADER = 'retry-attempt';
+/** The request header that carries how long, in milliseconds, the caller waits for this attempt. */
+export const DEADLINE_HEADER = 'request-deadline-ms';
+
+/**
+ * Installed by the server entry; called with each call's config on its first attempt, before its
+ * options are resolved, and with the client's settings. While an inbound request is being handled
+ * (and unless the call says `propagate: false`), it makes the call follow that request: the call
+ * takes the inbound caller's signal when it has none of its own (so it is aborted when that
+ * caller goes), the inbound deadline, less a margin, when it has no shorter one (written to
+ * `config.retry`, so every attempt sees it), and `propagate: true` there too, so that the
+ * interceptor stamps the headers on every attempt of the call (`clampToDeadline`).
+ */
+export type FollowInbound = (
+  config: InternalAxiosRequestConfig,
+  client: {
+    readonly options: { readonly deadlineMs?: number | undefined; readonly propagate?: boolean };
+  },
+) => void;

@@ -1,0 +1,86 @@
+// What a server layer reads off an inbound request, and what it tells of an outgoing call that
+// failed. Pure: no axios, no node:http (axios-safe-retry/server is built on it).
+
+const GRPC_UNITS_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1000,
+  m: 1,
+  u: 0.001,
+  n: 0.000_001,
+};
+
+/**
+ * The inbound deadline, in milliseconds: our `Request-Deadline-Ms` (whole milliseconds), else
+ * gRPC's `grpc-timeout` (up to 8 digits and a unit). A malformed value, or one below 1 ms, is
+ * ignored (`undefined`); a longer one than `maxMs` is cut to `maxMs`.
+ */
+export function inboundDeadlineMs(
+  deadlineHeader: string | undefined,
+  grpcTimeout: string | undefined,
+  maxMs: number,
+): number | undefined {
+  let ms: number | undefined;
+  if (deadlineHeader !== undefined) {
+    if (/^\d{1,16}$/.test(deadlineHeader.trim())) ms = Number(deadlineHeader);
+  } else if (grpcTimeout !== undefined) {
+    const match = /^(\d{1,8})([HMSmun])$/.exec(grpcTimeout.trim());
+    if (match) ms = Number(match[1]) * (GRPC_UNITS_MS[match[2] as string] as number);
+  }
+  if (ms === undefined || !(ms >= 1)) return undefined;
+  return Math.min(ms, maxMs);
+}
+
+/** The inbound attempt number (`Retry-Attempt`, from 1), if it carried a valid one. */
+export function inboundAttempt(value: string | undefined): number | undefined {
+  const text = value?.trim();
+  return text && /^[1-9]\d{0,5}$/.test(text) ? Number(text) : undefined;
+}
+
+/** The parts of an outgoing call's error that say whether the layer below gave up on overload. */
+interface CallError {
+  readonly code?: unknown;
+  readonly response?: { readonly status?: unknown } | undefined;
+  readonly config?: { readonly retryState?: { readonly stopReason?: unknown } } | undefined;
+  readonly cause?: unknown;
+}
+
+const OVERLOAD_STATUSES = new Set([429, 503]);
+
+/**
+ * Whether an outgoing call stopped because what it calls is overloaded, so that retrying this
+ * layer from above would only add load: it stopped on the budget, an open breaker, the gate's
+ * `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that gave up itself (`upstream-gave-up`
+ * on a 429 or 5xx), or used up its retries on 503, 429 or a refused connection. With
+ * `deadlineSpent`, a call stopped by its deadline counts too: the inbound deadline it inherited is
+ * all but gone, so the caller has no time to retry. Follows `cause` (an error wrapped by the
+ * handler) a few levels down.
+ */
+export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean {
+  let candidate = error as CallError | null | undefined;
+  for (let depth = 0; candidate && typeof candidate === 'object' && depth < 5; depth++) {
+    const reason = candidate.config?.retryState?.stopReason;
+    const status = candidate.response?.status;
+    const code = candidate.code;
+    if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN') return true;
+    switch (reason) {
+      case 'budget-exhausted':
+      case 'circuit-open':
+        return true;
+      case 'upstream-gave-up':
+        return typeof status === 'number' && (status === 429 || status >= 500);
+      case 'retries-exhausted':
+        return (
+          OVERLOAD_STATUSES.has(status as number) ||
+          (status === undefined &&
+            (code === 'ECONNREFUSED' ||
+              (candidate.cause as CallError | undefined)?.code === 'ECONNREFUSED'))
+        );
+      case 'deadline':
+        return deadlineSpent;
+    }
+    if (reason !== undefined) return false;
+    candidate = candidate.cause as CallError | undefined;
+  }
+  return false;
+}
