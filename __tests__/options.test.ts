@@ -142,7 +142,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'zero deadlineMs',
       { deadlineMs: 0 },
-      /`deadlineMs` must be a number of milliseconds > 0; got 0/,
+      /`deadlineMs` must be a number of milliseconds > 0, or Infinity; got 0/,
     ],
     [
       'idempotencyKey as a string',
@@ -238,9 +238,9 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /`baseDelayMs` must be a number of milliseconds ≥ 0; got "100"/,
     ],
     [
-      'an infinite deadlineMs',
-      { deadlineMs: Infinity },
-      /`deadlineMs` must be a number of milliseconds > 0/,
+      'a NaN deadlineMs',
+      { deadlineMs: Number.NaN },
+      /`deadlineMs` must be a number of milliseconds > 0, or Infinity; got NaN/,
     ],
     [
       'a 404 among good statuses',

@@ -13,6 +13,7 @@ import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
 import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
 import { retryAfterMs } from './retry-after';
+import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from './stop';
 import type { StopReason } from './types';
 
 /**
@@ -56,8 +57,10 @@ function gateError(
 
 /** What a response says of its origin's limits, its headers read in any case. */
 export interface ResponseSignals {
-  /** The status, GitHub's `403` with nothing remaining read as the `429` it is. */
+  /** The status, GitHub's rate-limit `403` read as the `429` it is. */
   readonly status: number;
+  /** `Retry-After`, else `X-RateLimit-Retry-After`. */
+  readonly retryAfter: string | undefined;
   readonly rateLimit: RateLimit | undefined;
   /** The server's wait: `Retry-After`, else the rate limit's reset. */
   readonly waitMs: number | undefined;
@@ -73,9 +76,10 @@ export function signalsOf(response: AxiosResponse, now: number): ResponseSignals
     }
   }
   const rateLimit = readRateLimit((name) => headers[name], now);
-  const retryAfter = headers['retry-after'];
+  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
   return {
-    status: throttleStatus(response.status, rateLimit),
+    status: throttleStatus(response.status, rateLimit, retryAfter),
+    retryAfter,
     rateLimit,
     waitMs:
       (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, now)) ??
@@ -183,7 +187,7 @@ function pass(
       if ('late' in v) {
         throw gateError(
           config,
-          'ERR_RATE_LIMITED',
+          ERR_RATE_LIMITED,
           `${origin} is paced past the deadline`,
           'deadline',
         );
@@ -196,7 +200,7 @@ function pass(
       if (deadline === undefined || late) {
         throw gateError(
           config,
-          'ERR_CIRCUIT_OPEN',
+          ERR_CIRCUIT_OPEN,
           `the circuit of ${origin} is open`,
           deadline === undefined ? 'circuit-open' : 'deadline',
         );

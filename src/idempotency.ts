@@ -1,5 +1,5 @@
 import type { ResolvedOptions } from './options';
-import { DEFAULT_IDEMPOTENCY_KEY } from './options';
+import { DEFAULT_IDEMPOTENCY_KEY, ruled } from './options';
 
 /** axios's headers (which have `set`) or a plain object. */
 interface Headers {
@@ -40,12 +40,11 @@ export function stampIdempotencyKey(
   if (existing !== undefined) return existing;
   const keyOptions = options.idempotencyKey || undefined;
   if (!keyOptions?.methods.includes((method ?? 'get').toUpperCase())) return undefined;
-  const key = keyOptions.generate();
-  if (typeof key !== 'string' || key === '') {
-    throw new TypeError(
-      'axios-safe-retry: `idempotencyKey.generate` must return a non-empty string.',
-    );
-  }
+  const key = ruled(
+    'idempotencyKey.generate()',
+    [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],
+    keyOptions.generate(),
+  );
   if (typeof headers.set === 'function') headers.set(header, key);
   else headers[header] = key;
   return key;

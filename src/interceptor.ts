@@ -9,6 +9,7 @@ import { createRetryBudget } from './budget';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { adapterOf, gatedAdapter, gateStopOf, observeFailure, signalsOf } from './gate';
+import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
@@ -63,9 +64,8 @@ function outcomeOf(
   options: ResolvedOptions,
   state: RetryState,
   control: LoadControl | undefined,
-): AttemptOutcome {
+): Omit<AttemptOutcome, 'verdict'> {
   const { config, response } = failure;
-  const headers = response?.headers;
   const now = Date.now();
   const signals = response && signalsOf(response, now);
   const status = signals?.status;
@@ -84,9 +84,9 @@ function outcomeOf(
       state.idempotencyKey !== undefined ||
       readHeader(config.headers, idempotencyHeader(options)) !== undefined,
     replayableBody: isReplayableBody(config.data),
-    retryAfter: readHeader(headers, 'retry-after'),
-    responseDate: readHeader(headers, 'date'),
-    verdict: () => options.shouldRetry?.(failure, state),
+    retryAfter: signals?.retryAfter,
+    responseDate: readHeader(response?.headers, 'date'),
+    delay: retryDelayOf(options, failure, state.retryCount + 1),
   };
 }
 
@@ -199,6 +199,16 @@ function createRetryHandlers(
       for (;;) {
         const { config } = failure;
         const deadlineCut = settleAttempt(config);
+        const outcome = outcomeOf(failure, callOptions, state, control);
+        const { kind, neverSent } = outcome.classification;
+        // A timeout or a cut connection (after it was sent) of a method not harmless to repeat:
+        // the server may have acted on it.
+        if (
+          (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
+          !callOptions.methods.includes(outcome.method)
+        ) {
+          state = { ...state, maybePerformed: true };
+        }
         // The gate held the attempt back (open breaker, or no slot before the deadline): nothing
         // was sent. A retry stopped so keeps the error of the attempt before it.
         const gateStop = gateStopOf(failure);
@@ -209,13 +219,21 @@ function createRetryHandlers(
         if (deadlineCut) {
           throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
         }
-        const decision = decide(
-          outcomeOf(failure, callOptions, state, control),
-          state,
-          callOptions,
-          budget,
-          Date.now(),
-        );
+        // An answer of shouldRetry still to come stops this decision before any draw or charge,
+        // and the call is decided again once the answer is known.
+        let pending: Promise<boolean | undefined> | undefined;
+        const decideWith = (verdict: () => boolean | undefined) =>
+          decide({ ...outcome, verdict }, state, callOptions, budget, Date.now());
+        let decision = decideWith(() => {
+          const answer = askShouldRetry(callOptions, failure, state);
+          if (!(answer instanceof Promise)) return answer;
+          pending = answer;
+          return false;
+        });
+        if (pending) {
+          const answer = await pending;
+          decision = decideWith(() => answer);
+        }
         if (!decision.retry) throw stopped(failure, config, state, decision.reason);
 
         const { delayMs, finalAttempt } = decision;

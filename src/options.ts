@@ -26,6 +26,7 @@ export interface ResolvedOptions {
   readonly deadlineMs?: number;
   readonly idempotencyKey: ResolvedIdempotencyKey | false;
   readonly onRetry?: RequestRetryOptions['onRetry'];
+  readonly retryDelay?: RequestRetryOptions['retryDelay'];
 }
 
 /** The defaults, in one place; the README's options table lists the same values. Frozen. */
@@ -69,7 +70,7 @@ export const DEFAULT_PACING: PacingSettings = Object.freeze({
 });
 
 /** A rule for one option: what it accepts, and how the error message says so. */
-type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
+export type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
 type Rules = Readonly<Record<string, Rule>>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -83,7 +84,7 @@ const arrayOf =
 const isFiniteAtLeast0 = (v: unknown): boolean => isNumber(v) && v >= 0 && v < Infinity;
 
 const FUNCTION: Rule = [(v) => typeof v === 'function', 'a function'];
-const MS: Rule = [isFiniteAtLeast0, 'a number of milliseconds ≥ 0'];
+export const MS: Rule = [isFiniteAtLeast0, 'a number of milliseconds ≥ 0'];
 const POSITIVE_MS: Rule = [
   (v) => isNumber(v) && v > 0 && v < Infinity,
   'a number of milliseconds > 0',
@@ -108,9 +109,11 @@ const REQUEST_RULES: Rules = {
   methods: METHODS,
   shouldRetry: FUNCTION,
   maxRetryAfterMs: [(v) => isNumber(v) && v >= 0, 'a number of milliseconds ≥ 0, or Infinity'],
-  deadlineMs: POSITIVE_MS,
+  // Infinity: no deadline (a request turns the client's off).
+  deadlineMs: [(v) => isNumber(v) && v > 0, 'a number of milliseconds > 0, or Infinity'],
   idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
   onRetry: FUNCTION,
+  retryDelay: FUNCTION,
 };
 
 const KEY_RULES: Rules = {
@@ -171,6 +174,12 @@ function optionError(message: string): TypeError {
   return new TypeError(`axios-safe-retry: ${message}.`);
 }
 
+/** `value` if `rule` accepts it, else a TypeError that names it (`name()` for a hook's answer). */
+export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
+  if (!accepts(value)) throw optionError(`\`${name}\` must be ${expected}; got ${shown(value)}`);
+  return value;
+}
+
 /**
  * Checks each field of `given` against `rules`, naming a bad one by its full path (`path` is
  * e.g. `retry.` or `retryBudget.`); returns the fields that are set (an `undefined` field takes
@@ -190,10 +199,7 @@ function checked(given: unknown, rules: Rules, path: string): Record<string, unk
         `unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`,
       );
     }
-    if (value === undefined) continue;
-    if (!rule[0](value))
-      throw optionError(`\`${path}${name}\` must be ${rule[1]}; got ${shown(value)}`);
-    set[name] = value;
+    if (value !== undefined) set[name] = ruled(path + name, rule, value);
   }
   return set;
 }
@@ -207,6 +213,7 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
   return {
     ...options,
     methods: upperCase(options.methods),
+    deadlineMs: options.deadlineMs === Infinity ? undefined : options.deadlineMs,
     idempotencyKey:
       key === true
         ? DEFAULT_IDEMPOTENCY_KEY
@@ -234,7 +241,19 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     CLIENT_RULES,
     '',
   ) as RetryOptions;
-  const breaker = group(circuitBreaker, DEFAULT_CIRCUIT_BREAKER, BREAKER_RULES, 'circuitBreaker.');
+  // The longest break follows a longer break given alone.
+  const breaker = group(
+    circuitBreaker,
+    {
+      ...DEFAULT_CIRCUIT_BREAKER,
+      maxBreakDurationMs: Math.max(
+        DEFAULT_CIRCUIT_BREAKER.maxBreakDurationMs,
+        (circuitBreaker || {}).breakDurationMs ?? 0,
+      ),
+    },
+    BREAKER_RULES,
+    'circuitBreaker.',
+  );
   if (breaker && breaker.maxBreakDurationMs < breaker.breakDurationMs) {
     throw optionError(
       `\`circuitBreaker.maxBreakDurationMs\` must be ≥ \`circuitBreaker.breakDurationMs\` (${breaker.breakDurationMs}); got ${breaker.maxBreakDurationMs}`,
