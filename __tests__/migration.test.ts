@@ -416,7 +416,7 @@ describe('retryState.maybePerformed', () => {
     expect(value?.config.retryState?.maybePerformed).toBe(true);
   });
 
-  it.each<[string, string, () => unknown]>([
+  it.each<[string, string, unknown]>([
     ['a POST refused (never sent)', 'post', failWith('ECONNREFUSED')],
     ['a POST answered 503', 'post', () => [503]],
     ['a GET that timed out (idempotent)', 'get', failWith('ECONNABORTED')],

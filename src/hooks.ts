@@ -1,7 +1,6 @@
 import type { AxiosError } from 'axios';
 import { setLongTimeout } from './long-timer';
 import { MS, type ResolvedOptions, ruled } from './options';
-import { isThenable } from './sleep';
 import type { RetryState } from './types';
 
 const verdict = (value: unknown) =>
@@ -12,37 +11,38 @@ const verdict = (value: unknown) =>
   );
 
 /**
- * The answer of the caller's `shouldRetry` (`undefined` without one): at once, or a promise of it,
- * awaited within the call's deadline (`undefined` once the deadline passes: the call then stops
- * with `deadline`). A throw or a rejection is passed on.
+ * The answer of the caller's `shouldRetry`, if it has one: a promise, awaited within the call's
+ * deadline (`undefined` once the deadline passes: the call then stops with `deadline`), that
+ * rejects with what `shouldRetry` throws or rejects with, or with a TypeError for an answer that
+ * is not a boolean or undefined.
  */
 export function askShouldRetry(
   options: ResolvedOptions,
   error: AxiosError,
   state: RetryState,
-): boolean | undefined | Promise<boolean | undefined> {
-  const answer = options.shouldRetry?.(error, state);
-  let clear = (): void => {};
-  return isThenable(answer)
-    ? new Promise((resolve, reject) => {
-        clear = setLongTimeout(
-          resolve as () => void,
-          state.startedAt + (options.deadlineMs ?? Infinity) - Date.now(),
-        );
-        answer.then(resolve, reject);
-      })
-        .finally(clear)
-        .then(verdict)
-    : verdict(answer);
+): Promise<boolean | undefined> | undefined {
+  const { shouldRetry, deadlineMs } = options;
+  let clear!: () => void;
+  return (
+    shouldRetry &&
+    new Promise((resolve, reject) => {
+      clear = setLongTimeout(
+        resolve as () => void,
+        state.startedAt + (deadlineMs ?? Infinity) - Date.now(),
+      );
+      Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
+    })
+      .finally(clear)
+      .then(verdict)
+  );
 }
 
 /** The caller's `retryDelay` for this retry, its answer checked, if it has one. */
 export function retryDelayOf(
-  options: ResolvedOptions,
+  { retryDelay }: ResolvedOptions,
   error: AxiosError,
   retryCount: number,
 ): ((delayMs: number) => number) | undefined {
-  const { retryDelay } = options;
   return (
     retryDelay &&
     ((delayMs) => ruled('retryDelay()', MS, retryDelay({ retryCount, error, delayMs })))

@@ -9,7 +9,7 @@ interface Headers {
 
 /** The header that carries a call's idempotency key under these options. */
 export function idempotencyHeader(options: ResolvedOptions): string {
-  return options.idempotencyKey ? options.idempotencyKey.header : DEFAULT_IDEMPOTENCY_KEY.header;
+  return (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
 }
 
 /** Reads a header in any case, from axios's headers or a plain object. */
@@ -18,7 +18,7 @@ export function readHeader(headers: unknown, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const key of Object.keys(headers)) {
     const value = (headers as Record<string, unknown>)[key];
-    if (key.toLowerCase() === wanted && value !== undefined && value !== null && value !== false) {
+    if (key.toLowerCase() === wanted && value != null && value !== false) {
       return String(value);
     }
   }

@@ -219,16 +219,14 @@ function createRetryHandlers(
         if (deadlineCut) {
           throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
         }
-        // An answer of shouldRetry still to come stops this decision before any draw or charge,
-        // and the call is decided again once the answer is known.
+        // shouldRetry's answer is awaited: asked, it stops this decision (before any draw or
+        // charge), and the call is decided again with the answer.
         let pending: Promise<boolean | undefined> | undefined;
         const decideWith = (verdict: () => boolean | undefined) =>
           decide({ ...outcome, verdict }, state, callOptions, budget, Date.now());
         let decision = decideWith(() => {
-          const answer = askShouldRetry(callOptions, failure, state);
-          if (!(answer instanceof Promise)) return answer;
-          pending = answer;
-          return false;
+          pending = askShouldRetry(callOptions, failure, state);
+          return pending && false;
         });
         if (pending) {
           const answer = await pending;

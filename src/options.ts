@@ -104,7 +104,7 @@ const REQUEST_RULES: Rules = {
   random: FUNCTION,
   statusCodes: [
     arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
-    'an array of 408, 429 and 5xx statuses (other 4xx fail the same way every time)',
+    'an array of 408, 429 and 5xx statuses',
   ],
   methods: METHODS,
   shouldRetry: FUNCTION,
@@ -170,7 +170,7 @@ function shown(value: unknown): string {
   return typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
 
-function optionError(message: string): TypeError {
+export function optionError(message: string): TypeError {
   return new TypeError(`axios-safe-retry: ${message}.`);
 }
 
@@ -248,7 +248,7 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
       ...DEFAULT_CIRCUIT_BREAKER,
       maxBreakDurationMs: Math.max(
         DEFAULT_CIRCUIT_BREAKER.maxBreakDurationMs,
-        (circuitBreaker || {}).breakDurationMs ?? 0,
+        (circuitBreaker || undefined)?.breakDurationMs ?? 0,
       ),
     },
     BREAKER_RULES,
@@ -280,9 +280,7 @@ export function resolveRequestOptions(
   if (perRequest === false) return false;
   for (const name of ['retryBudget', 'circuitBreaker', 'pacing']) {
     if (isObject(perRequest) && name in perRequest) {
-      throw optionError(
-        `\`retry.${name}\` cannot be set per request: it is shared by every call through the client`,
-      );
+      throw optionError(`\`retry.${name}\` cannot be set per request: it is the client's`);
     }
   }
   return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');

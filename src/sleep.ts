@@ -5,7 +5,7 @@ export interface Interruption {
   subscribe(onInterrupt: () => void): () => void;
 }
 
-export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /**
