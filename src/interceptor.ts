@@ -26,12 +26,7 @@ type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
 function isFailedAttempt(error: unknown): error is FailedAttempt {
-  const candidate = error as Partial<AxiosError> | null;
-  return (
-    candidate?.isAxiosError === true &&
-    typeof candidate.config === 'object' &&
-    candidate.config !== null
-  );
+  return axios.isAxiosError(error) && !!error.config;
 }
 
 function newState(now: number, idempotencyKey: string | undefined): RetryState {

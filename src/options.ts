@@ -186,13 +186,10 @@ export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
  * the default, rather than overriding it).
  */
 function checked(given: unknown, rules: Rules, path: string): Record<string, unknown> {
-  if (!isObject(given)) {
-    throw optionError(
-      `\`${path.slice(0, -1) || 'options'}\` must be an object; got ${shown(given)}`,
-    );
-  }
   const set: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(given)) {
+  for (const [name, value] of Object.entries(
+    ruled(path.slice(0, -1) || 'options', [isObject, 'an object'], given) as object,
+  )) {
     const rule = rules[name];
     if (!rule) {
       throw optionError(
@@ -278,10 +275,6 @@ export function resolveRequestOptions(
 ): ResolvedOptions | false {
   if (perRequest === undefined) return client.options;
   if (perRequest === false) return false;
-  for (const name of ['retryBudget', 'circuitBreaker', 'pacing']) {
-    if (isObject(perRequest) && name in perRequest) {
-      throw optionError(`\`retry.${name}\` cannot be set per request: it is the client's`);
-    }
-  }
+  // The client's own options (retryBudget, …) are unknown here, and named so.
   return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');
 }
