@@ -56,7 +56,7 @@ describe('stampIdempotencyKey', () => {
       idempotencyKey: { generate: () => key as string },
     }).options;
     expect(() => stampIdempotencyKey({}, 'post', options)).toThrow(
-      /`idempotencyKey.generate` must return a non-empty string/,
+      /`idempotencyKey.generate\(\)` must be a non-empty string/,
     );
   });
 });

@@ -729,7 +729,7 @@ describe('a key generator that returns no key', () => {
     const { error } = await settle(client.post('/charges', {}));
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toMatch(
-      /`idempotencyKey.generate` must return a non-empty string/,
+      /`idempotencyKey.generate\(\)` must be a non-empty string/,
     );
     expect(mock.history.post).toHaveLength(0);
   });

@@ -29,8 +29,6 @@ function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
     method: 'GET',
     hasIdempotencyKey: false,
     replayableBody: true,
-    retryAfter: undefined,
-    responseDate: undefined,
     verdict: () => undefined,
     ...overrides,
   };
@@ -80,7 +78,7 @@ describe('decide honours what the server said', () => {
 
   it("waits a pushback, plus the first retry's spread, in place of Retry-After", () => {
     const decision = decide(
-      outcome({ advice: 700, retryAfter: '30' }),
+      outcome({ advice: 700, serverWaitMs: 30_000 }),
       state({ retryCount: 2 }),
       options(),
       undefined,

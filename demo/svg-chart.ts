@@ -128,10 +128,16 @@ export function renderTimelineChart(chart: TimelineChart): string {
         `<text x="${margin.left - 6}" y="${f(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
       );
     }
+    // Labels that would overlap (marks at the same x, or close) go on the next line down.
+    const lineEnds: number[] = [];
     for (const mark of panel.marks ?? []) {
+      const at = x(mark.atMs);
+      let line = lineEnds.findIndex((end) => at + 3 >= end);
+      if (line < 0) line = lineEnds.length;
+      lineEnds[line] = at + 3 + labelWidth(mark.label) + 4;
       parts.push(
-        `<line x1="${f(x(mark.atMs))}" x2="${f(x(mark.atMs))}" y1="${top + 34}" y2="${bottom}" stroke="${colours.mark}" stroke-dasharray="2 3"/>`,
-        `<text x="${f(x(mark.atMs) + 3)}" y="${top + 44}" fill="${colours.mark}" font-size="10">${escapeXml(mark.label)}</text>`,
+        `<line x1="${f(at)}" x2="${f(at)}" y1="${top + 34}" y2="${bottom}" stroke="${colours.mark}" stroke-dasharray="2 3"/>`,
+        `<text x="${f(at + 3)}" y="${top + 44 + line * 11}" fill="${colours.mark}" font-size="10">${escapeXml(mark.label)}</text>`,
       );
     }
     const span = (bucket: number): string =>
@@ -207,6 +213,11 @@ function legend(left: number, baseline: number, chart: TimelineChart): string {
       return `<g transform="translate(${f(at)} ${baseline})">${swatch}<text x="28" y="0">${escapeXml(text)}</text></g>`;
     })
     .join('\n');
+}
+
+/** About how wide a mark's label draws at font size 10, in px. */
+export function labelWidth(label: string): number {
+  return label.length * 5.6;
 }
 
 function f(value: number): string {

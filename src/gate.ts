@@ -15,6 +15,7 @@ import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-head
 import { retryAfterMs } from './retry-after';
 import { routeOf } from './route';
 import { sleep } from './sleep';
+import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from './stop';
 import type { StopReason } from './types';
 
 /**
@@ -57,8 +58,10 @@ export function adapterOf(config: InternalAxiosRequestConfig): unknown {
 
 /** What a response says of its origin's limits, its headers read once. */
 export interface ResponseSignals {
-  /** The status, GitHub's `403` with nothing remaining read as the `429` it is. */
+  /** The status, GitHub's rate-limit `403` read as the `429` it is. */
   readonly status: number;
+  /** `Retry-After`, else `X-RateLimit-Retry-After`. */
+  readonly retryAfter: string | undefined;
   readonly rateLimit: RateLimit | undefined;
   /** The server's wait: `Retry-After`, else the rate limit's reset. */
   readonly waitMs: number | undefined;
@@ -75,9 +78,10 @@ export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSig
     }
   }
   const rateLimit = readRateLimit((name) => headers[name], wallNow);
-  const retryAfter = headers['retry-after'];
+  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
   return {
-    status: throttleStatus(response.status, rateLimit),
+    status: throttleStatus(response.status, rateLimit, retryAfter),
+    retryAfter,
     rateLimit,
     waitMs:
       (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, wallNow)) ??
@@ -207,10 +211,6 @@ function boundOf(
   return { latest, reason, end, waitsForBreaker };
 }
 
-/** The code of the error a call rejects with when an origin's breaker holds it back. */
-export const ERR_CIRCUIT_OPEN = 'ERR_CIRCUIT_OPEN';
-/** The code of the error a call rejects with when an origin's pacing holds it back too long. */
-export const ERR_RATE_LIMITED = 'ERR_RATE_LIMITED';
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
 
 function gateError(

@@ -1,5 +1,5 @@
 import type { ResolvedOptions } from './options';
-import { DEFAULT_IDEMPOTENCY_KEY } from './options';
+import { DEFAULT_IDEMPOTENCY_KEY, ruled } from './options';
 
 /** axios's headers (which have `set`) or a plain object. */
 interface Headers {
@@ -9,7 +9,7 @@ interface Headers {
 
 /** The header that carries a call's idempotency key under these options. */
 export function idempotencyHeader(options: ResolvedOptions): string {
-  return options.idempotencyKey ? options.idempotencyKey.header : DEFAULT_IDEMPOTENCY_KEY.header;
+  return (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
 }
 
 /** Reads a header in any case, from axios's headers or a plain object. */
@@ -18,7 +18,7 @@ export function readHeader(headers: unknown, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const key of Object.keys(headers)) {
     const value = (headers as Record<string, unknown>)[key];
-    if (key.toLowerCase() === wanted && value !== undefined && value !== null && value !== false) {
+    if (key.toLowerCase() === wanted && value != null && value !== false) {
       return String(value);
     }
   }
@@ -40,12 +40,11 @@ export function stampIdempotencyKey(
   if (existing !== undefined) return existing;
   const keyOptions = options.idempotencyKey || undefined;
   if (!keyOptions?.methods.includes((method ?? 'get').toUpperCase())) return undefined;
-  const key = keyOptions.generate();
-  if (typeof key !== 'string' || key === '') {
-    throw new TypeError(
-      'axios-safe-retry: `idempotencyKey.generate` must return a non-empty string.',
-    );
-  }
+  const key = ruled(
+    'idempotencyKey.generate()',
+    [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],
+    keyOptions.generate(),
+  );
   if (typeof headers.set === 'function') headers.set(header, key);
   else headers[header] = key;
   return key;

@@ -6,6 +6,7 @@ export {
   DEFAULT_PACING,
   DEFAULT_RETRY_BUDGET,
 } from './options';
+export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './stop';
 export type {
   CircuitBreakerOptions,
   CircuitStateChange,
@@ -13,6 +14,7 @@ export type {
   PacingOptions,
   RequestRetryOptions,
   RetryBudgetOptions,
+  RetryDelayEvent,
   RetryEvent,
   RetryOptions,
   RetryState,

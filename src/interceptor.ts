@@ -18,6 +18,7 @@ import {
   observeFailure,
   signalsOf,
 } from './gate';
+import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
@@ -36,12 +37,7 @@ type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
 function isFailedAttempt(error: unknown): error is FailedAttempt {
-  const candidate = error as Partial<AxiosError> | null;
-  return (
-    candidate?.isAxiosError === true &&
-    typeof candidate.config === 'object' &&
-    candidate.config !== null
-  );
+  return axios.isAxiosError(error) && !!error.config;
 }
 
 function newState(now: number, idempotencyKey: string | undefined): RetryState {
@@ -84,7 +80,7 @@ function outcomeOf(
   options: ResolvedOptions,
   state: RetryState,
   control: LoadControl | undefined,
-): AttemptOutcome {
+): Omit<AttemptOutcome, 'verdict'> {
   const { config, response } = failure;
   const now = clockNow();
   const signals = response && signalsOf(response, Date.now());
@@ -109,8 +105,8 @@ function outcomeOf(
       state.idempotencyKey !== undefined ||
       readHeader(config.headers, idempotencyHeader(options)) !== undefined,
     replayableBody: isReplayableBody(config.data),
-    verdict: () => options.shouldRetry?.(failure, state),
     advice: serverAdvice((name) => readHeader(response?.headers, name)),
+    delay: retryDelayOf(options, failure, state.retryCount + 1),
   };
 }
 
@@ -242,6 +238,16 @@ function createRetryHandlers(
       for (;;) {
         const { config } = failure;
         const deadlineCut = settleAttempt(config);
+        const outcome = outcomeOf(failure, callOptions, state, control);
+        const { kind, neverSent } = outcome.classification;
+        // A timeout or a cut connection (after it was sent) of a method not harmless to repeat:
+        // the server may have acted on it.
+        if (
+          (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
+          !callOptions.methods.includes(outcome.method)
+        ) {
+          state = { ...state, maybePerformed: true };
+        }
         // The gate held the attempt back (open breaker, or no slot before the deadline): nothing
         // was sent. A retry stopped so keeps the error of the attempt before it.
         const gateStop = gateStopOf(failure);
@@ -252,8 +258,19 @@ function createRetryHandlers(
         if (deadlineCut) {
           throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
         }
-        const outcome = outcomeOf(failure, callOptions, state, control);
-        const decision = decide(outcome, state, callOptions, budget, clockNow());
+        // shouldRetry's answer is awaited: asked, it stops this decision (before any draw or
+        // charge), and the call is decided again with the answer.
+        let pending: Promise<boolean | undefined> | undefined;
+        const decideWith = (verdict: () => boolean | undefined) =>
+          decide({ ...outcome, verdict }, state, callOptions, budget, clockNow());
+        let decision = decideWith(() => {
+          pending = askShouldRetry(callOptions, failure, state);
+          return pending && false;
+        });
+        if (pending) {
+          const answer = await pending;
+          decision = decideWith(() => answer);
+        }
         if (!decision.retry) throw stopped(failure, config, state, decision.reason);
 
         const { delayMs, finalAttempt } = decision;

@@ -27,6 +27,7 @@ export interface ResolvedOptions {
   readonly idempotencyKey: ResolvedIdempotencyKey | false;
   readonly onRetry?: RequestRetryOptions['onRetry'];
   readonly propagate?: boolean;
+  readonly retryDelay?: RequestRetryOptions['retryDelay'];
 }
 
 /** The defaults, in one place; the README's options table lists the same values. Frozen. */
@@ -70,7 +71,7 @@ export const DEFAULT_PACING: PacingSettings = Object.freeze({
 });
 
 /** A rule for one option: what it accepts, and how the error message says so. */
-type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
+export type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
 type Rules = Readonly<Record<string, Rule>>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -84,7 +85,7 @@ const arrayOf =
 const isFiniteAtLeast0 = (v: unknown): boolean => isNumber(v) && v >= 0 && v < Infinity;
 
 const FUNCTION: Rule = [(v) => typeof v === 'function', 'a function'];
-const MS: Rule = [isFiniteAtLeast0, 'a number of milliseconds ≥ 0'];
+export const MS: Rule = [isFiniteAtLeast0, 'a number of milliseconds ≥ 0'];
 const POSITIVE_MS: Rule = [
   (v) => isNumber(v) && v > 0 && v < Infinity,
   'a number of milliseconds > 0',
@@ -104,15 +105,17 @@ const REQUEST_RULES: Rules = {
   random: FUNCTION,
   statusCodes: [
     arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
-    'an array of 408, 429 and 5xx statuses (other 4xx fail the same way every time)',
+    'an array of 408, 429 and 5xx statuses',
   ],
   methods: METHODS,
   shouldRetry: FUNCTION,
   maxRetryAfterMs: [(v) => isNumber(v) && v >= 0, 'a number of milliseconds ≥ 0, or Infinity'],
-  deadlineMs: POSITIVE_MS,
+  // Infinity: no deadline (a request turns the client's off).
+  deadlineMs: [(v) => isNumber(v) && v > 0, 'a number of milliseconds > 0, or Infinity'],
   idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
   onRetry: FUNCTION,
   propagate: [(v) => v === !!v, 'true or false'],
+  retryDelay: FUNCTION,
 };
 
 const KEY_RULES: Rules = {
@@ -169,8 +172,14 @@ function shown(value: unknown): string {
   return typeof value === 'string' || Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
 
-function optionError(message: string): TypeError {
+export function optionError(message: string): TypeError {
   return new TypeError(`axios-safe-retry: ${message}.`);
+}
+
+/** `value` if `rule` accepts it, else a TypeError that names it (`name()` for a hook's answer). */
+export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
+  if (!accepts(value)) throw optionError(`\`${name}\` must be ${expected}; got ${shown(value)}`);
+  return value;
 }
 
 /**
@@ -179,23 +188,17 @@ function optionError(message: string): TypeError {
  * the default, rather than overriding it).
  */
 function checked(given: unknown, rules: Rules, path: string): Record<string, unknown> {
-  if (!isObject(given)) {
-    throw optionError(
-      `\`${path.slice(0, -1) || 'options'}\` must be an object; got ${shown(given)}`,
-    );
-  }
   const set: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(given)) {
+  for (const [name, value] of Object.entries(
+    ruled(path.slice(0, -1) || 'options', [isObject, 'an object'], given) as object,
+  )) {
     const rule = rules[name];
     if (!rule) {
       throw optionError(
         `unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`,
       );
     }
-    if (value === undefined) continue;
-    if (!rule[0](value))
-      throw optionError(`\`${path}${name}\` must be ${rule[1]}; got ${shown(value)}`);
-    set[name] = value;
+    if (value !== undefined) set[name] = ruled(path + name, rule, value);
   }
   return set;
 }
@@ -222,6 +225,7 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
     ...options,
     random: given.random ? checkedRandom(given.random, path) : options.random,
     methods: upperCase(options.methods),
+    deadlineMs: options.deadlineMs === Infinity ? undefined : options.deadlineMs,
     idempotencyKey:
       key === true
         ? DEFAULT_IDEMPOTENCY_KEY
@@ -249,7 +253,19 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     CLIENT_RULES,
     '',
   ) as RetryOptions;
-  const breaker = group(circuitBreaker, DEFAULT_CIRCUIT_BREAKER, BREAKER_RULES, 'circuitBreaker.');
+  // The longest break follows a longer break given alone.
+  const breaker = group(
+    circuitBreaker,
+    {
+      ...DEFAULT_CIRCUIT_BREAKER,
+      maxBreakDurationMs: Math.max(
+        DEFAULT_CIRCUIT_BREAKER.maxBreakDurationMs,
+        (circuitBreaker || undefined)?.breakDurationMs ?? 0,
+      ),
+    },
+    BREAKER_RULES,
+    'circuitBreaker.',
+  );
   if (breaker && breaker.maxBreakDurationMs < breaker.breakDurationMs) {
     throw optionError(
       `\`circuitBreaker.maxBreakDurationMs\` must be ≥ \`circuitBreaker.breakDurationMs\` (${breaker.breakDurationMs}); got ${breaker.maxBreakDurationMs}`,
@@ -274,12 +290,6 @@ export function resolveRequestOptions(
 ): ResolvedOptions | false {
   if (perRequest === undefined) return client.options;
   if (perRequest === false) return false;
-  for (const name of ['retryBudget', 'circuitBreaker', 'pacing']) {
-    if (isObject(perRequest) && name in perRequest) {
-      throw optionError(
-        `\`retry.${name}\` cannot be set per request: it is shared by every call through the client`,
-      );
-    }
-  }
+  // The client's own options (retryBudget, …) are unknown here, and named so.
   return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');
 }

@@ -24,6 +24,8 @@ export interface AttemptOutcome {
   readonly advice?: boolean | number | undefined;
   /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
   readonly verdict: () => boolean | undefined;
+  /** The caller's `retryDelay`, if any: the delay in place of a backoff draw. */
+  readonly delay?: ((delayMs: number) => number) | undefined;
 }
 
 export type Decision =
@@ -122,7 +124,8 @@ export function decide(
   if (asked !== undefined && asked >= remaining) return stop('deadline');
 
   const earliest = asked ?? 0;
-  let delayMs = earliest + jitter;
+  // A server-given wait wins over the caller's `retryDelay`.
+  let delayMs = asked === undefined && outcome.delay ? outcome.delay(jitter) : earliest + jitter;
   // A wait that would end past the deadline becomes one last attempt at a point drawn over the
   // time that remains: neither giving up while time remains, nor all clients at the last moment.
   const finalAttempt = delayMs >= remaining;

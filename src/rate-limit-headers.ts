@@ -65,7 +65,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   let reset = combined.reset ?? whole(header('ratelimit-reset'));
   let resetMs = reset === undefined ? undefined : reset * 1000;
   if (resetMs === undefined) {
-    reset = whole(header('x-ratelimit-reset'));
+    reset = whole(header('x-ratelimit-reset') ?? header('x-rate-limit-reset'));
     if (reset !== undefined && reset >= EPOCH_SECONDS) {
       const at = reset >= EPOCH_MS ? reset : reset * 1000;
       resetMs = at - serverNowOf(header('date'), now);
@@ -94,7 +94,14 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   };
 }
 
-/** GitHub's primary rate limit answers 403 with nothing remaining: that is a 429. */
-export function throttleStatus(status: number, rateLimit: RateLimit | undefined): number {
-  return status === 403 && rateLimit?.remaining === 0 ? 429 : status;
+/**
+ * GitHub's rate limits answer 403 with nothing remaining (primary) or with a `Retry-After`
+ * (secondary): that is a 429.
+ */
+export function throttleStatus(
+  status: number,
+  rateLimit: RateLimit | undefined,
+  retryAfter?: string,
+): number {
+  return status === 403 && (rateLimit?.remaining === 0 || retryAfter) ? 429 : status;
 }

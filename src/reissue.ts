@@ -1,6 +1,7 @@
 import {
   Axios,
   type AxiosInstance,
+  type AxiosInterceptorOptions,
   type AxiosRequestConfig,
   type AxiosResponse,
   type InternalAxiosRequestConfig,
@@ -80,11 +81,13 @@ export function reissueThrough(instance?: AxiosInstance, ownHandler?: () => unkn
     const requestInterceptors = instance?.interceptors.request as
       | InspectableInterceptors<InterceptorHandler>
       | undefined;
+    // The handler holds its own `synchronous` and `runWhen`: it is its own options.
     requestInterceptors?.forEach?.((handler) => {
-      bare.interceptors.request.use(handler.fulfilled, handler.rejected, {
-        synchronous: handler.synchronous ?? false,
-        ...(handler.runWhen ? { runWhen: handler.runWhen } : {}),
-      });
+      bare.interceptors.request.use(
+        handler.fulfilled,
+        handler.rejected,
+        handler as AxiosInterceptorOptions,
+      );
     });
     for (const handler of responseInterceptorsBefore(instance, ownHandler?.())) {
       bare.interceptors.response.use(handler.fulfilled, handler.rejected);

@@ -41,6 +41,11 @@ export interface RetryState {
    * deadline they do not use up `retries`: the deadline bounds them.
    */
   readonly refusedCount?: number;
+  /**
+   * `true` once an attempt of a method not in `methods` timed out, or lost its connection after
+   * it was sent: the server may have acted on it (a payment may have been taken).
+   */
+  readonly maybePerformed?: true;
   /** Why the call stopped retrying; set only on the error the call rejects with. */
   readonly stopReason?: StopReason;
   /**
@@ -60,6 +65,16 @@ export interface RetryEvent {
   readonly error: AxiosError;
   /** The config of the attempt that failed. */
   readonly config: InternalAxiosRequestConfig;
+}
+
+/** What `retryDelay` receives, for a retry with no server-given wait. */
+export interface RetryDelayEvent {
+  /** The retry about to be sent: 1 for the first retry. */
+  readonly retryCount: number;
+  /** The failure being retried. */
+  readonly error: AxiosError;
+  /** The full-jitter delay this package would sleep, in milliseconds. */
+  readonly delayMs: number;
 }
 
 export interface IdempotencyKeyOptions {
@@ -192,17 +207,22 @@ export interface RequestRetryOptions {
   methods?: readonly string[];
   /**
    * Decides whether a failure is repeatable: `true` or `false` decides, `undefined` keeps the
-   * default rules. Limits (retries, deadline, budget, Retry-After) still apply; a canceled
-   * request is never retried.
+   * default rules; a promise of these is awaited, within the deadline. Any other answer rejects
+   * the call with a TypeError, a throw or a rejection with that error. Limits (retries,
+   * deadline, budget, Retry-After) still apply; a canceled request is never retried.
    */
-  shouldRetry?: (error: AxiosError, state: RetryState) => boolean | undefined;
+  shouldRetry?: (
+    error: AxiosError,
+    state: RetryState,
+  ) => boolean | undefined | PromiseLike<boolean | undefined>;
   /**
    * A `Retry-After` longer than this is not waited for: the call fails at once.
    * @default 60000
    */
   maxRetryAfterMs?: number;
   /**
-   * The whole call (every attempt and every sleep) settles within this many milliseconds.
+   * The whole call (every attempt and every sleep) settles within this many milliseconds;
+   * `Infinity` turns a client's deadline off for a request.
    * @default undefined (no deadline)
    */
   deadlineMs?: number;
@@ -216,7 +236,13 @@ export interface RequestRetryOptions {
    * delay has passed and the promise has settled. If it throws or its promise rejects, the call
    * rejects with that error at once and sends nothing more.
    */
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: (event: RetryEvent) => void | PromiseLike<void>;
+  /**
+   * The delay before a retry, in milliseconds (a finite number ≥ 0), given the full-jitter one
+   * this package drew. Not asked when the server set the wait (`Retry-After`, a rate-limit
+   * reset): the server's wait wins. The deadline still bounds it.
+   */
+  retryDelay?: (event: RetryDelayEvent) => number;
   /**
    * Under `axios-safe-retry/server`'s `retryLayer` (the default, `undefined`): the call follows
    * the inbound request (its deadline, its caller going) and its attempts carry the

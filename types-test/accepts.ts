@@ -6,8 +6,12 @@ import {
   type CircuitStateChange,
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_PACING,
+  ERR_CIRCUIT_OPEN,
+  ERR_RATE_LIMITED,
+  isRetryStop,
   type PacingOptions,
   type RequestRetryOptions,
+  type RetryDelayEvent,
   type RetryEvent,
   type RetryOptions,
   type RetryState,
@@ -85,6 +89,7 @@ function describeStop(reason: StopReason): string {
     case 'body-not-replayable':
     case 'disabled':
     case 'circuit-open':
+    case 'upstream-gave-up':
       return reason;
     default: {
       // Exhaustive: a new stop reason must be added above, or this line stops compiling.
@@ -116,3 +121,20 @@ async function readStateOfSuccess(): Promise<void> {
   console.log(startedAt, waitedMs);
 }
 void readStateOfSuccess();
+
+// Issue 17: an async shouldRetry, retryDelay, an async onRetry, the codes and the type guard.
+attachRetry(axios.create(), {
+  shouldRetry: async (error) => (error.response?.status === 404 ? false : undefined),
+  retryDelay: (event: RetryDelayEvent) => event.delayMs * 2 + event.retryCount,
+  onRetry: async () => {},
+  deadlineMs: Infinity,
+  circuitBreaker: { breakDurationMs: 60_000 },
+});
+export function reasonOf(error: unknown): StopReason | string | undefined {
+  if (isRetryStop(error)) {
+    const reason: StopReason = error.config.retryState.stopReason;
+    const maybe: true | undefined = error.config.retryState.maybePerformed;
+    return maybe && error.code === ERR_CIRCUIT_OPEN ? reason : ERR_RATE_LIMITED;
+  }
+  return undefined;
+}

@@ -95,3 +95,9 @@ attachRetry(client, {
 
 // @ts-expect-error shouldRetry returns boolean | undefined, not a string
 attachRetry(client, { shouldRetry: () => 'yes' });
+
+// @ts-expect-error shouldRetry answers a boolean or undefined, not a number
+attachRetry(client, { shouldRetry: () => 42 });
+
+// @ts-expect-error retryDelay returns a number of milliseconds
+attachRetry(client, { retryDelay: () => '100' });

@@ -20,7 +20,9 @@ export function mockClient(options: RetryOptions = {}): {
   const events: RetryEvent[] = [];
   const detach = attachRetry(client, {
     random: () => 0.5,
-    onRetry: (event) => events.push(event),
+    onRetry: (event) => {
+      events.push(event);
+    },
     ...options,
   });
   return { client, mock, events, detach };
