@@ -424,3 +424,47 @@ describe("decide: the IETF Idempotency-Key draft's 409 (the original still in fl
     expect(decide(refused, state({ retryCount: 1 }), options(), undefined, NOW).retry).toBe(false);
   });
 });
+
+describe('decide: throttles of a paced scope, and refused attempts under a deadline', () => {
+  const paced429 = { status: 429, paced: true };
+
+  it('does not count a 429 of a paced scope against retries, up to `retries` of them', () => {
+    // 3 retries sent, 2 of them after paced 429s, and this attempt a paced 429: 3 are free.
+    const state3 = state({ retryCount: 3, throttledCount: 2 });
+    expect(decide(outcome(paced429), state3, options(), undefined, NOW).retry).toBe(true);
+    // 6 sent, 3 free: the count is used up.
+    const state6 = state({ retryCount: 6, throttledCount: 5 });
+    expect(decide(outcome(paced429), state6, options(), undefined, NOW)).toEqual({
+      retry: false,
+      reason: 'retries-exhausted',
+    });
+  });
+
+  it('counts a 429 of a scope that is not paced, and a paced 503 with no wait, as usual', () => {
+    const used = state({ retryCount: 3 });
+    for (const throttle of [{ status: 429 }, { status: 503, paced: true }]) {
+      expect(decide(outcome(throttle), used, options(), undefined, NOW)).toEqual({
+        retry: false,
+        reason: 'retries-exhausted',
+      });
+    }
+    // A paced 503 with a wait is a throttle.
+    const paced503 = outcome({ status: 503, paced: true, serverWaitMs: 1000 });
+    expect(decide(paced503, used, options(), undefined, NOW).retry).toBe(true);
+  });
+
+  it('with a deadline, does not count attempts that never reached the server', () => {
+    const refused = outcome({
+      classification: { kind: 'transient', neverSent: true },
+      status: undefined,
+    });
+    const used = state({ retryCount: 5, refusedCount: 4 });
+    const withDeadline = options({ deadlineMs: 60_000 });
+    expect(decide(refused, used, withDeadline, undefined, NOW).retry).toBe(true);
+    // Without one, they do.
+    expect(decide(refused, used, options(), undefined, NOW)).toEqual({
+      retry: false,
+      reason: 'retries-exhausted',
+    });
+  });
+});

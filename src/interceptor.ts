@@ -23,7 +23,7 @@ import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotenc
 import { createLoadControl, type LoadControl } from './load-control';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { originOf } from './origin';
-import { type AttemptOutcome, decide } from './policy';
+import { type AttemptOutcome, decide, isPacedThrottle } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
@@ -84,6 +84,8 @@ function outcomeOf(
   const { config, response } = failure;
   const now = clockNow();
   const signals = response && signalsOf(response, Date.now());
+  const origin = originOf(config.baseURL, config.url);
+  const route = routeOf(config.baseURL, config.url);
   const status = signals?.status;
   return {
     classification: classifyFailure({
@@ -94,12 +96,8 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.waitMs,
-    retryIsFree:
-      control?.isRetryBudgetFree(
-        originOf(config.baseURL, config.url),
-        routeOf(config.baseURL, config.url),
-        now,
-      ) ?? false,
+    retryIsFree: control?.isRetryBudgetFree(origin, route, now) ?? false,
+    paced: control?.isPaced(origin, route, now) ?? false,
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       state.idempotencyKey !== undefined ||
@@ -282,6 +280,7 @@ function createRetryHandlers(
           ...(outcome.classification.neverSent
             ? { refusedCount: (state.refusedCount ?? 0) + 1 }
             : {}),
+          ...(isPacedThrottle(outcome) ? { throttledCount: (state.throttledCount ?? 0) + 1 } : {}),
         };
         const current = failure;
         releaseResponse(current);

@@ -109,6 +109,8 @@ export interface LoadControl {
   subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
+  /** Whether pacing holds this route or its origin (paced, or held until a reset). */
+  isPaced(origin: string, route: string, now: number): boolean;
   /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
   isRetryBudgetFree(origin: string, route: string, now: number): boolean;
 }
@@ -351,6 +353,12 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
 
     latencyOf(origin) {
       return scopes.get(origin)?.latencyMs ?? 0;
+    },
+
+    isPaced(origin, route, now) {
+      return [scopes.get(origin), scopes.get(routeKey(origin, route))].some(
+        (scope) => scope && (scope.pacer.paced || scope.pacer.holdUntil > now),
+      );
     },
 
     isRetryBudgetFree(origin, route, now) {

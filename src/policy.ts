@@ -18,6 +18,8 @@ export interface AttemptOutcome {
    * with the gate's reading, and capped at a day).
    */
   readonly serverWaitMs?: number | undefined;
+  /** Its scope (origin or route) is paced or held by load control. */
+  readonly paced?: boolean;
   /** The retry is not charged to the budget: its origin is paced, or mostly succeeding. */
   readonly retryIsFree?: boolean;
   /** What the server said of retrying (see server-signals.ts): `false` = don't, ms = pushback. */
@@ -57,6 +59,11 @@ function isRepeatable(
   }
 }
 
+/** A throttle (a 429, or a 503 with a wait) of a scope that pacing holds to the server's rate. */
+export const isPacedThrottle = (outcome: Omit<AttemptOutcome, 'verdict'>): boolean =>
+  !!outcome.paced &&
+  (outcome.status === 429 || (outcome.status === 503 && outcome.serverWaitMs !== undefined));
+
 /** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
 function limitReached(
   outcome: AttemptOutcome,
@@ -71,7 +78,13 @@ function limitReached(
     options.deadlineMs === undefined
       ? 0
       : (state.refusedCount ?? 0) + (outcome.classification.neverSent ? 1 : 0);
-  if (state.retryCount - refused >= options.retries) return 'retries-exhausted';
+  // Throttles of a paced scope are pacing's to bound, not the count's: up to `retries` of them
+  // are free (a leaky bucket may answer a call 429 while the pacer finds its rate).
+  const throttled = Math.min(
+    (state.throttledCount ?? 0) + (isPacedThrottle(outcome) ? 1 : 0),
+    options.retries,
+  );
+  if (state.retryCount - refused - throttled >= options.retries) return 'retries-exhausted';
   if (deadlinePassed) return 'deadline';
   return undefined;
 }

@@ -42,6 +42,11 @@ export interface RetryState {
    */
   readonly refusedCount?: number;
   /**
+   * Attempts throttled (a `429`, a `503` with a wait) while load control paced their origin or
+   * route: up to `retries` of them do not use up `retries` (pacing bounds them).
+   */
+  readonly throttledCount?: number;
+  /**
    * `true` once an attempt of a method not in `methods` timed out, or lost its connection after
    * it was sent: the server may have acted on it (a payment may have been taken).
    */

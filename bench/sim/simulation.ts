@@ -1,4 +1,4 @@
-import axios, { isAxiosError } from 'axios';
+import axios from 'axios';
 import type { CircuitStateChange } from '../../src';
 import type { Contestant, RetrySettings } from '../contestants';
 import { CALL_ID_HEADER, simulatedAdapter } from './adapter';
@@ -117,7 +117,7 @@ function runSimulation(
 
 /** "503", "ECONNREFUSED", plus axios-safe-retry's stop reason when it set one: "ECONNREFUSED (deadline)". */
 function describeFailure(error: unknown): string {
-  if (!isAxiosError(error)) return String(error);
+  if (!axios.isAxiosError(error)) return String(error);
   const cause = String(error.response?.status ?? error.code ?? 'axios error');
   const stopReason = error.config?.retryState?.stopReason;
   return stopReason ? `${cause} (${stopReason})` : cause;
