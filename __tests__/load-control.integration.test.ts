@@ -587,8 +587,10 @@ describe('pacing', () => {
     });
   });
 
-  it('limiters that send rate-limit headers on every response (draft-7 RateLimit, X-RateLimit-*, draft-8 RateLimit): (almost) no 429, the client holds at remaining 0 until the reset', async () => {
+  it('limiters that send rate-limit headers on every response (draft-7 RateLimit, X-RateLimit-*, draft-8 RateLimit), 1 s windows: no window lost to a whole-second reset, 0 failed', async () => {
     // The three run side by side, each with its own server and client: 20 calls, 10 per second.
+    // A one-second quota is paced at its own rate rather than held to a reset rounded up to the
+    // second (which would lose up to a second per window): a few sends meet the window's end.
     const variants: QuotaHeaders[] = ['draft-7', 'x-ratelimit', 'draft-8'];
     const outcomes = await Promise.all(
       variants.map(async (headers) => {
@@ -596,27 +598,28 @@ describe('pacing', () => {
           await startRateLimiter({ limit: 10, windowMs: 1000, retryAfter: false, headers }),
         );
         const client = clientFor(server.url);
+        const started = performance.now();
         const results = await runJob(20, 5, (i) => client.http.get(`/quota/${i}`));
         return {
           headers,
           failed: results.filter((r) => !r.ok).map((r) => describeFailure(!r.ok && r.error)),
-          rejected: server.answers.filter((a) => a.status === 429).length,
           served: server.answers.filter((a) => a.status === 200).length,
-          // Held, not failed: the calls past the first window's quota waited for the reset.
-          held: results.filter((r) => r.ok && (r.value.config.retryState?.waitedMs ?? 0) > 0)
-            .length,
+          // At most half the calls met a 429 (each then waited for the next window).
+          fewRejected: server.answers.filter((a) => a.status === 429).length <= 10,
+          // Two windows of 10: done early in the third (about 2.0 s here; held to resets rounded up
+          // to the second, it took 2.9 s).
+          inTime: performance.now() - started < 2500,
         };
       }),
     );
     for (const outcome of outcomes) {
-      expect({ ...outcome, rejected: outcome.rejected <= 1 }).toEqual({
+      expect(outcome).toEqual({
         headers: outcome.headers,
         failed: [],
-        rejected: true,
         served: 20,
-        held: outcome.held,
+        fewRejected: true,
+        inTime: true,
       });
-      expect(outcome.held).toBeGreaterThanOrEqual(5);
     }
   });
 

@@ -85,7 +85,11 @@ async function refusingUrl(): Promise<string> {
 
 /** Counts the attempts a client actually sends (past its gate), connections refused included. */
 function countingAdapter(): { adapter: AxiosAdapter; count: () => number } {
-  const http = axios.getAdapter('http');
+  // axios before 1.5.1 has no getAdapter; its default adapter is then the function itself.
+  const http: AxiosAdapter =
+    typeof axios.getAdapter === 'function'
+      ? axios.getAdapter('http')
+      : (axios.defaults.adapter as AxiosAdapter);
   let sent = 0;
   return {
     adapter: (config) => {

@@ -50,8 +50,19 @@ export function throttleSignal(
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodOf(rateLimit) : undefined;
   const remaining = rateLimit?.remaining;
   if (remaining !== undefined && remaining <= scope.inFlight) {
-    const waitMs = rateLimit?.resetMs;
-    return { kind: 'quota', waitMs, quotaPerSecond: quota, sentAt };
+    // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
+    // lose up to a second in each window. Such a quota, when its size is known, is paced at its
+    // own rate instead, the hold ending a second early but not before one slot of that rate (a
+    // send that still comes early meets a 429 and its Retry-After). A longer quota is held to
+    // its reset: the second costs little.
+    const resetMs = rateLimit?.resetMs;
+    const early = quota !== undefined && resetMs !== undefined && periodOf(rateLimit) <= 2000;
+    return {
+      kind: 'quota',
+      waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
+      quotaPerSecond: quota,
+      sentAt,
+    };
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
