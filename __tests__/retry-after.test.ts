@@ -42,8 +42,10 @@ describe('serverNowOf', () => {
     expect(serverNowOf(ahead, NOW)).toBe(NOW + 30_000);
   });
 
-  it('takes its own clock for a Date within the second it is truncated to', () => {
-    expect(serverNowOf(new Date(NOW - 900).toUTCString(), NOW + 0)).toBe(NOW);
+  it('takes a Date within the second it is truncated to as it is; finer, its own clock', () => {
+    const truncated = new Date(NOW - 900).toUTCString(); // NOW - 900 ms, to the second
+    expect(serverNowOf(truncated, NOW)).toBe(NOW - 1000);
+    expect(serverNowOf(truncated, NOW, true)).toBe(NOW);
   });
 
   it('takes its own clock for a Date more than a day off (a broken server clock)', () => {

@@ -68,7 +68,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     reset = whole(header('x-ratelimit-reset') ?? header('x-rate-limit-reset'));
     if (reset !== undefined && reset >= EPOCH_SECONDS) {
       const at = reset >= EPOCH_MS ? reset : reset * 1000;
-      resetMs = at - serverNowOf(header('date'), now);
+      resetMs = at - serverNowOf(header('date'), now, true);
     } else if (reset !== undefined) resetMs = reset * 1000;
   }
   if (resetMs !== undefined) resetMs = serverWait(resetMs);

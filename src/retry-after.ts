@@ -53,14 +53,16 @@ export function parseHttpDate(value: string, now: number): number | undefined {
 }
 
 /**
- * The server's clock: its `Date` header when that is valid and differs from `now` by more than
- * the second a `Date` is truncated to (skew), but by no more than a day (a `Date` from 2001 is
- * a broken clock, not skew); else `now`, which is finer.
+ * The server's clock: its `Date` header when that is valid and within a day of `now` (a `Date`
+ * from 2001 is a broken clock, not skew); else `now`. With `finer`, `now` also when the `Date`
+ * is within the second it is truncated to: a quota's reset is then measured to the millisecond,
+ * not up to a second long (a `Retry-After` date is measured against the `Date` as it is, so
+ * that the wait never ends before the date the server named, by its clock).
  */
-export function serverNowOf(responseDate: string | undefined, now: number): number {
+export function serverNowOf(responseDate: string | undefined, now: number, finer = false): number {
   const date = responseDate === undefined ? undefined : parseHttpDate(responseDate, now);
-  const skew = date === undefined ? 0 : Math.abs(date - now);
-  return skew > 1000 && skew <= MAX_SERVER_WAIT_MS ? (date as number) : now;
+  const skew = date === undefined ? Infinity : Math.abs(date - now);
+  return skew <= MAX_SERVER_WAIT_MS && !(finer && skew <= 1000) ? (date as number) : now;
 }
 
 /**
