@@ -11,11 +11,11 @@ const entries = [
     // History: 3 kB, then 6 kB with the breaker and pacing; 9.1 kB at 0.1.0 (per-call core 4.1 kB,
     // misuse errors, per-attempt deadline, long timers and stream release 1.1 kB, load control
     // 3.9 kB). Issue 13 (route scopes, bounded waits, a monotonic clock, sane holds, a pacer that
-    // learns leaky buckets) took it to about 11.2 kB, issue 16's client side (server signals, the
-    // propagated headers, the hook of the server entry) about 0.2 kB more. The 9.25 KiB budget
-    // of issue 14 is NOT met: this guard stops it from growing silently while the consolidation
-    // of issue 14 pays it back.
-    limitBytes: 11_776,
+    // learns leaky buckets) took it to about 11.2 kB, issues 16 (the client side: server signals,
+    // the propagated headers, the server entry's hook) and 17 (async shouldRetry, retryDelay,
+    // maybePerformed, exported codes) to 11.6 kB. The 9.25 KiB budget of issue 14 is NOT met:
+    // this guard stops it from growing silently while the consolidation of issue 14 pays it back.
+    limitBytes: 12_032,
   },
   {
     // axios-safe-retry/server (issue 16), Node only: retryLayer, its error handler and the

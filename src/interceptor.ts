@@ -6,7 +6,7 @@ import axios, {
 } from 'axios';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget } from './budget';
-import type { FollowInbound } from './call-context';
+import { CONTEXT_KEY, type FollowInbound } from './call-context';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { now as clockNow } from './clock';
@@ -188,9 +188,7 @@ function createRetryHandlers(
       if (config.retryState) return config;
       try {
         // A server layer's hook (call-context.ts), if one is installed.
-        (globalThis as Record<symbol, FollowInbound | undefined>)[
-          Symbol.for('axios-safe-retry.context')
-        ]?.(config, client);
+        (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, client);
         const callOptions = resolveRequestOptions(client, config.retry);
         const now = clockNow();
         const key = callOptions

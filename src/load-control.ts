@@ -95,6 +95,8 @@ export interface Ending {
 /** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
 export const MAX_SCOPES = 256;
 
+const NO_PROBES: readonly Scope[] = [];
+
 // Weight of the latest success in the smoothed latency.
 const LATENCY_WEIGHT = 0.2;
 
@@ -238,34 +240,39 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     admit(origin, route, now, latest) {
       const o = originScope(origin);
       const r = routeScope(o, route);
-      const probes: Scope[] = [];
-      for (const scope of [o, r]) {
-        const admission = scope.breaker ? scope.breaker.admit(now) : 'send';
-        if (typeof admission === 'number') {
-          giveBack(probes, now);
-          return { kind: 'wait', scope, until: admission };
-        }
-        if (admission === 'probe') probes.push(scope);
+      const byOrigin = o.breaker ? o.breaker.admit(now) : 'send';
+      if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
+      const byRoute = r.breaker ? r.breaker.admit(now) : 'send';
+      if (typeof byRoute === 'number') {
+        if (byOrigin === 'probe') giveBack([o], now);
+        return { kind: 'wait', scope: r, until: byRoute };
       }
+      const probes =
+        byOrigin === 'probe'
+          ? byRoute === 'probe'
+            ? [o, r]
+            : [o]
+          : byRoute === 'probe'
+            ? [r]
+            : undefined;
       // A probe is one attempt: it goes at once, not after the slots of the calls before it.
       let at = now;
       let holdProbe: Scope | undefined;
-      if (!probes.length) {
-        for (const scope of [o, r]) {
-          const slot = scope.pacer.reserve(at, latest);
-          if (slot < scope.pacer.holdUntil) holdProbe = scope;
-          at = slot;
-        }
+      if (!probes) {
+        at = o.pacer.reserve(now, latest);
+        if (at < o.pacer.holdUntil) holdProbe = o;
+        at = r.pacer.reserve(at, latest);
+        if (at < r.pacer.holdUntil) holdProbe = r;
       }
       // Only a send that waits (or a probe) can come too late to be of use: a plain one that
       // goes now always may.
-      if (at > latest && (at > now || probes.length > 0)) {
-        giveBack(probes, now);
+      if (at > latest && (at > now || probes)) {
+        if (probes) giveBack(probes, now);
         return { kind: 'late', at };
       }
       o.inFlight++;
       r.inFlight++;
-      if (!probes.length && !holdProbe && at <= now) {
+      if (!probes && !holdProbe && at <= now) {
         r.plain ??= { origin: o, route: r };
         return { kind: 'go', pass: r.plain, at };
       }
@@ -274,13 +281,19 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     },
 
     settle(pass, now, ending) {
-      const { origin: o, route: r, probes = [] } = pass;
+      const { origin: o, route: r, probes = NO_PROBES } = pass;
       o.inFlight--;
       r.inFlight--;
       const { result } = ending;
       if (result === 'success') {
         const took = now - ending.sentAt;
         o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
+        // The success path: a plain success, no probe, nothing its headers say.
+        if (pass === r.plain && !ending.rateLimit) {
+          record(o, now, result, false);
+          record(r, now, result, false);
+          return;
+        }
       }
       // A success counts for the origin and its route; a failure or throttle for its own scope:
       // the origin's for a fault of the connection, else the route's.

@@ -10,19 +10,23 @@ const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
  * for every method.
  */
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
-  const path = url ?? '';
-  const full = baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path;
   // The success path asks for the same few URLs again and again: each is parsed once.
-  let route = known.get(full);
+  let ofBase = known.get(baseURL ?? '');
+  if (!ofBase || ofBase.size >= 1000) {
+    ofBase = new Map();
+    known.set(baseURL ?? '', ofBase);
+  }
+  let route = ofBase.get(url ?? '');
   if (route === undefined) {
-    route = parse(full);
-    if (known.size >= 1000) known.clear();
-    known.set(full, route);
+    const path = url ?? '';
+    route = parse(baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
+    ofBase.set(path, route);
+    if (known.size > 100) known.clear();
   }
   return route;
 }
 
-const known = new Map<string, string>();
+const known = new Map<string, Map<string, string>>();
 
 function parse(full: string): string {
   return full

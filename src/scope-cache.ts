@@ -19,8 +19,9 @@ export function createScopeCache<T>(max: number, busy: (entry: T) => boolean): S
     values: () => entries.values(),
     use(key, create) {
       let entry = entries.get(key);
-      // The success path asks for the same key again and again: no reordering then.
-      if (entry !== undefined && key === lastKey) return entry;
+      // Recency matters only once the cache is half full (before, nothing is forgotten): the
+      // success path, which asks for the same few keys, reorders nothing until then.
+      if (entry !== undefined && (key === lastKey || entries.size < max / 2)) return entry;
       if (entry === undefined) {
         entry = create();
         if (entries.size >= max) {
