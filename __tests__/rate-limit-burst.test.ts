@@ -117,10 +117,11 @@ it('waits what a fixed-window limiter asks plus a bounded spread, and does no wo
 
   // Retries alone: as many requests as axios-retry, and as fast: axios-retry waits exactly the
   // Retry-After; ours adds at most baseDelayMs per round of retries (two rounds here), plus timer
-  // and scheduling noise.
+  // and scheduling noise (400 ms: the two runs are sequential, on a 2-core box shared with CI's
+  // other work, where one was seen 450 ms slower than the other at the same code).
   expect(alone.requests).toBeLessThanOrEqual(theirs.requests);
   const rounds = 2;
-  expect(alone.ms).toBeLessThanOrEqual(theirs.ms + rounds * DEFAULT_OPTIONS.baseDelayMs + 100);
+  expect(alone.ms).toBeLessThanOrEqual(theirs.ms + rounds * DEFAULT_OPTIONS.baseDelayMs + 400);
   // The defaults: fewer requests (pacing holds the origin after the first 429 instead of letting
   // every call meet the limiter); the released calls are spread over the window at the rate
   // learned rather than sent in a burst at its start, which costs at most one window.
