@@ -18,6 +18,7 @@ import { rateLimitedJob, rateLimitedJobAllAtOnce } from './scenarios/rate-limite
 import { routeScope } from './scenarios/route-scope';
 import type { ScenarioReport, TargetCheck } from './scenarios/scenario';
 import { sharedLimit } from './scenarios/shared-limit';
+import { throughLayers } from './scenarios/through-layers';
 import { wholeSecondResets } from './scenarios/whole-second-resets';
 
 const REPO_ROOT = join(__dirname, '..');
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     routeScope,
     sharedLimit,
     wholeSecondResets,
+    // Real time on loopback (issue 16): `npm run bench -- layers`.
+    throughLayers,
   ];
   const chosen = all.filter(
     (s) => !only.length || only.some((n) => s.name.toLowerCase().includes(n)),

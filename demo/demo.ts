@@ -8,6 +8,7 @@ import { dependencyDies } from './stories/dependency-dies';
 import { failoverBlip } from './stories/failover-blip';
 import { rateLimited } from './stories/rate-limited';
 import { riding503s } from './stories/riding-503s';
+import { throughServices } from './stories/through-services';
 import type { Story } from './story';
 import { StoryReport } from './story-report';
 
@@ -22,6 +23,7 @@ const stories: readonly Story[] = [
   dependencyDies,
   rateLimited,
   ambiguousWrite,
+  throughServices,
 ];
 /** If something still holds the event loop this long after the last story, the demo leaked it. */
 const exitGraceMs = 3000;

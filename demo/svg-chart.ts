@@ -223,3 +223,68 @@ export function labelWidth(label: string): number {
 function f(value: number): string {
   return value.toFixed(1);
 }
+
+/** A grouped bar chart: one group per category (a layer), one bar per series (a run). */
+export interface BarChart {
+  readonly title: string;
+  /** What a bar counts, for the legend and the y axis. */
+  readonly unit: string;
+  readonly categories: readonly string[];
+  readonly series: readonly { readonly name: string; readonly values: readonly number[] }[];
+}
+
+const barColours = ['#dc2626', '#2563eb', '#16a34a', '#ea580c'];
+
+export function renderBarChart(chart: BarChart): string {
+  const height = 360;
+  const top = 84;
+  const bottom = height - 48;
+  const plotWidth = width - margin.left - margin.right;
+  const highest = Math.max(1, ...chart.series.flatMap((s) => s.values));
+  const yStep = niceStep(highest / 5, 1);
+  const yMax = Math.ceil(highest / yStep) * yStep;
+  const y = (value: number): number => bottom - (value / yMax) * (bottom - top);
+  const groupWidth = plotWidth / Math.max(1, chart.categories.length);
+  const barWidth = (groupWidth * 0.7) / Math.max(1, chart.series.length);
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${margin.left}" y="24" font-size="16" font-weight="bold">${escapeXml(chart.title)}</text>`,
+  ];
+  let offset = 0;
+  chart.series.forEach((s, index) => {
+    const text = `${s.name}`;
+    parts.push(
+      `<g transform="translate(${f(margin.left + offset)} 48)"><rect x="0" y="-9" width="12" height="10" fill="${barColours[index % barColours.length]}"/><text x="18" y="0">${escapeXml(text)}</text></g>`,
+    );
+    offset += 40 + text.length * 6.2;
+  });
+  for (let tick = 0; tick <= yMax; tick += yStep) {
+    parts.push(
+      `<line x1="${margin.left}" x2="${width - margin.right}" y1="${f(y(tick))}" y2="${f(y(tick))}" stroke="${colours.grid}"/>`,
+      `<text x="${margin.left - 6}" y="${f(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="14" y="${f((top + bottom) / 2)}" transform="rotate(-90 14 ${f((top + bottom) / 2)})" text-anchor="middle">${escapeXml(chart.unit)}</text>`,
+  );
+  chart.categories.forEach((category, group) => {
+    const left = margin.left + group * groupWidth + groupWidth * 0.15;
+    chart.series.forEach((s, index) => {
+      const value = s.values[group] ?? 0;
+      const x = left + index * barWidth;
+      parts.push(
+        `<rect x="${f(x)}" y="${f(y(value))}" width="${f(Math.max(1, barWidth - 2))}" height="${f(bottom - y(value))}" fill="${barColours[index % barColours.length]}"><title>${escapeXml(`${s.name}: ${value} at ${category}`)}</title></rect>`,
+        `<text x="${f(x + barWidth / 2)}" y="${f(y(value) - 4)}" text-anchor="middle">${value}</text>`,
+      );
+    });
+    parts.push(
+      `<text x="${f(margin.left + (group + 0.5) * groupWidth)}" y="${bottom + 18}" text-anchor="middle">${escapeXml(category)}</text>`,
+    );
+  });
+  parts.push(
+    `<line x1="${margin.left}" x2="${width - margin.right}" y1="${bottom}" y2="${bottom}" stroke="${colours.axis}"/>`,
+    '</svg>',
+  );
+  return `${parts.join('\n')}\n`;
+}

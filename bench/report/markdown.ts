@@ -51,7 +51,7 @@ export function renderBenchmarksMarkdown(doc: BenchmarkDocument): string {
     '',
     '## How it works',
     '',
-    "- Each scenario runs in virtual time: real axios, the real plugins, and a scripted server behind a custom axios adapter (`bench/sim/`). A 503 or 429 rejects with axios's own `AxiosError` (`ERR_BAD_RESPONSE` / `ERR_BAD_REQUEST`, with the response); a refused connection rejects with code `ECONNREFUSED` and a dropped one with `ECONNRESET`, both without a response.",
+    '- Each scenario but one runs in virtual time (the exception, "Calls through several services", runs real express services on loopback in real time: see its setup): real axios, the real plugins, and a scripted server behind a custom axios adapter (`bench/sim/`). A 503 or 429 rejects with axios\'s own `AxiosError` (`ERR_BAD_RESPONSE` / `ERR_BAD_REQUEST`, with the response); a refused connection rejects with code `ECONNREFUSED` and a dropped one with `ECONNRESET`, both without a response.',
     "- `@sinonjs/fake-timers` is installed on the global object (`setTimeout`, `setInterval`, `Date`, `performance.now()`), so every contestant's backoff sleeps on the virtual clock, and axios-safe-retry's monotonic clock runs on it too.",
     "- The simulated adapter passes each request's path to the server model, so one origin can have routes that behave differently; a scenario may also give each contestant several axios instances (each with its own plugin, sharing only the server), as several processes would.",
     '- Jitter is seeded: a mulberry32 PRNG replaces `Math.random` (which axios-retry and retry-axios use) and is passed to axios-safe-retry as `random`. Every contestant starts from the same seed, so a run is reproducible.',
