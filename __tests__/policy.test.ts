@@ -371,7 +371,11 @@ describe('decide: the retry budget', () => {
   });
 
   it('does not charge the budget when another rule stops the call', () => {
-    const budget = { recordRequest: jest.fn(), tryWithdraw: jest.fn(() => true) };
+    const budget = {
+      recordRequest: jest.fn(),
+      tryWithdraw: jest.fn(() => true),
+      remaining: () => 1,
+    };
     decide(outcome({ status: 404 }), state(), options(), budget, NOW);
     decide(outcome(), state({ retryCount: 3 }), options(), budget, NOW);
     decide(outcome({ serverWaitMs: 600000 }), state(), options(), budget, NOW);

@@ -15,7 +15,9 @@ const entries = [
     // the propagated headers, the server entry's hook) and 17 (async shouldRetry, retryDelay,
     // maybePerformed, exported codes) to 11.6 kB. The 9.25 KiB budget of issue 14 is NOT met:
     // this guard stops it from growing silently while the consolidation of issue 14 pays it back.
-    limitBytes: 12_032,
+    // Issue 17's load-control view (loadControlOf, isolate) and diagnostics_channel metrics
+    // added 635 B (11 869 → 12 504 B): the guard was raised by 472 B, to exactly that.
+    limitBytes: 12_504,
   },
   {
     // axios-safe-retry/server (issue 16), Node only: retryLayer, its error handler and the

@@ -17,6 +17,8 @@ export interface RetryBudget {
   recordRequest(now: number): void;
   /** Takes one retry from the budget if it allows one; `false` leaves the budget unchanged. */
   tryWithdraw(now: number): boolean;
+  /** The share of the window's allowance not yet spent on retries (0 to 1). */
+  remaining(now: number): number;
 }
 
 const REQUESTS = 0;
@@ -28,15 +30,19 @@ export function createRetryBudget(settings: RetryBudgetSettings): RetryBudget {
   // early, so no exact window holds more retries than the bound (a request may count up to a
   // tenth of a window longer, in the retries' favour).
   const counts = createSlidingCounts(settings.windowMs, 2);
+  const allowed = (now: number): number => settings.ratio * counts.sum(now, REQUESTS) + floor;
   return {
     recordRequest(now) {
       counts.add(now, REQUESTS);
     },
     tryWithdraw(now) {
-      const allowed = settings.ratio * counts.sum(now, REQUESTS) + floor;
-      if (counts.sum(now, RETRIES) + 1 > allowed) return false;
+      if (counts.sum(now, RETRIES) + 1 > allowed(now)) return false;
       counts.add(now, RETRIES);
       return true;
+    },
+    remaining(now) {
+      const all = allowed(now);
+      return all > 0 ? Math.max(0, 1 - counts.sum(now, RETRIES) / all) : 0;
     },
   };
 }

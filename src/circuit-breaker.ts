@@ -1,3 +1,4 @@
+import { publish } from './metrics';
 import type { AttemptResult, OutcomeWindow } from './outcome-window';
 import type { CircuitStateChange } from './types';
 
@@ -24,6 +25,10 @@ export interface CircuitBreaker {
   record(now: number, result: AttemptResult, probe: boolean): void;
   /** Opens a closed breaker: a trouble seen elsewhere (on other routes) is this scope's too. */
   trip(now: number): void;
+  /** Holds the breaker open until every isolation is released (cockatiel's `isolate`). */
+  isolate(now: number): void;
+  /** Gives back one isolation; the last one closes the breaker. */
+  release(now: number): void;
 }
 
 /**
@@ -46,6 +51,7 @@ export function createCircuitBreaker(
   let openUntil = 0;
   let failedProbes = 0;
   let probing = false;
+  let isolated = 0;
 
   function moveTo(next: CircuitState, now: number): void {
     const previousState = state;
@@ -55,8 +61,10 @@ export function createCircuitBreaker(
       window.clear(now);
       onClose(now);
     }
+    const event = Object.freeze({ ...scope, state: next, previousState });
+    publish('breaker', () => event);
     try {
-      settings.onStateChange?.(Object.freeze({ ...scope, state: next, previousState }));
+      settings.onStateChange?.(event);
     } catch {
       // An observer's failure must not change what the breaker does, nor fail a request.
     }
@@ -86,6 +94,7 @@ export function createCircuitBreaker(
     record(now, result, probe) {
       if (probe) {
         probing = false;
+        if (isolated) return;
         if (result === 'failure') {
           failedProbes++;
           open(now);
@@ -103,6 +112,13 @@ export function createCircuitBreaker(
     },
     trip(now) {
       if (state === 'closed') open(now);
+    },
+    isolate(now) {
+      openUntil = Infinity;
+      if (!isolated++ && state !== 'open') moveTo('open', now);
+    },
+    release(now) {
+      if (isolated && !--isolated) moveTo('closed', now);
     },
   };
 }

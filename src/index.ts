@@ -20,3 +20,4 @@ export type {
   RetryState,
   StopReason,
 } from './types';
+export { isolate, type LoadControlView, loadControlOf, type ScopeView } from './view';

@@ -5,7 +5,7 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
-import { createRetryBudget } from './budget';
+import { createRetryBudget, type RetryBudget } from './budget';
 import { CONTEXT_KEY, type FollowInbound } from './call-context';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
@@ -21,6 +21,7 @@ import {
 import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
+import { publish } from './metrics';
 import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
 import { originOf } from './origin';
 import { type AttemptOutcome, decide, isPacedThrottle } from './policy';
@@ -32,6 +33,7 @@ import { serverAdvice } from './server-signals';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
+import { attached } from './view';
 
 type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
@@ -118,14 +120,18 @@ function stopped(
   state: RetryState,
   reason: StopReason | GateStop,
 ): unknown {
-  config.retryState =
+  const retryState: RetryState =
     typeof reason === 'string'
       ? { ...state, stopReason: reason }
       : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
+  config.retryState = retryState;
+  publish('stop', () => ({ stopReason: retryState.stopReason, retryState, error, config }));
   return error;
 }
 
 interface RetryHandlers {
+  readonly control: LoadControl | undefined;
+  readonly budget: RetryBudget | undefined;
   /**
    * Request side, first attempt: starts the call's state, stamps the key, records the call in the
    * budget, clamps the timeout. (A retry, which already has its state, was clamped by onError.)
@@ -184,6 +190,8 @@ function createRetryHandlers(
   }
 
   return {
+    control,
+    budget,
     onRequest(config) {
       if (config.retryState) return config;
       try {
@@ -286,10 +294,16 @@ function createRetryHandlers(
           delayMs,
           cancellationOf(config),
           () => stopped(cancellationError(config), config, state, 'canceled'),
-          () =>
-            callOptions.onRetry?.(
-              Object.freeze({ retryCount: next.retryCount, delayMs, error: current, config }),
-            ),
+          () => {
+            const event = Object.freeze({
+              retryCount: next.retryCount,
+              delayMs,
+              error: current,
+              config,
+            });
+            publish('retry', () => event);
+            return callOptions.onRetry?.(event);
+          },
         );
 
         const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
@@ -345,11 +359,13 @@ export function attachRetry(instance: AxiosInstance, options?: RetryOptions): ()
     () => instance.defaults.adapter,
   );
   markAttached(handlers.onError);
+  attached.set(instance, handlers);
   const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
     synchronous: true,
   });
   const responseId = instance.interceptors.response.use(handlers.onResponse, handlers.onError);
   return () => {
+    attached.delete(instance);
     instance.interceptors.request.eject(requestId);
     instance.interceptors.response.eject(responseId);
   };

@@ -4,6 +4,7 @@ import {
   createCircuitBreaker,
 } from './circuit-breaker';
 import { now as clockNow } from './clock';
+import { publish } from './metrics';
 import { DEFAULT_PACING } from './options';
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
@@ -115,7 +116,15 @@ export interface LoadControl {
   isPaced(origin: string, route: string, now: number): boolean;
   /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
   isRetryBudgetFree(origin: string, route: string, now: number): boolean;
+  /** The scopes it knows (view.ts). */
+  scopes(): Iterable<Scope>;
+  /** Holds the origin's breaker open (`undefined`: the breaker is off); returns its release. */
+  isolate(origin: string): (() => void) | undefined;
 }
+
+/** Where a scope is: its origin, and its route when it is a route's. */
+export const whereOf = ({ name, parent }: Scope): { origin: string; route?: string } =>
+  parent ? { origin: parent.name, route: name.slice(parent.name.length) } : { origin: name };
 
 function wakeAll(waiting: Waiter[]): void {
   const waiters = waiting.splice(0).sort((a, b) => a.startedAt - b.startedAt);
@@ -123,10 +132,15 @@ function wakeAll(waiting: Waiter[]): void {
 }
 
 /** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
-function pacerChange(scope: Scope, change: (pacer: Pacer) => void): void {
+function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
   const wasPaced = scope.pacer.paced;
   change(scope.pacer);
   if (wasPaced && !scope.pacer.paced) wakeAll(scope.slotWaiters);
+  publish('pacing', () => ({
+    ...whereOf(scope),
+    ratePerSecond: scope.pacer.rate(now),
+    holdMs: Math.max(0, scope.pacer.holdUntil - now),
+  }));
 }
 
 const isOpen = (scope: Scope): boolean => scope.breaker?.state === 'open';
@@ -174,7 +188,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
           // Released oldest first, at the rate the scope handled before it failed (or spread
           // over a second when that is unknown); with neither, there is nothing to spread.
           const rate = scope.lastGoodRate || scope.waiters.length;
-          if (rate) scope.pacer.release(now, rate);
+          if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
         },
       );
     }
@@ -331,9 +345,9 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
         }
         const counts = paced.window.counts(now);
         const replace = holdProbe === paced || holdProbe === own;
-        pacerChange(paced, (pacer) => pacer.throttle(now, counts, signal, replace));
+        pacerChange(paced, now, (pacer) => pacer.throttle(now, counts, signal, replace));
       } else if (holdProbe && result === 'success') {
-        holdProbe.pacer.endHold(now);
+        pacerChange(holdProbe, now, (pacer) => pacer.endHold(now));
       }
     },
 
@@ -382,6 +396,20 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const { successes, failures, throttled } = r.window.counts(now);
       const faults = o.window.counts(now).failures;
       return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
+    },
+
+    scopes: () => scopes.values(),
+
+    isolate(origin) {
+      const { breaker, waiters } = originScope(origin);
+      if (!breaker) return;
+      breaker.isolate(clockNow());
+      let held = true;
+      return () => {
+        if (held) breaker.release(clockNow());
+        held = false;
+        wakeAll(waiters);
+      };
     },
   };
 }

@@ -25,6 +25,8 @@ export interface Pacer {
   readonly cuts: number;
   /** Until when a spent quota holds every send but a probe (0: no hold). */
   readonly holdUntil: number;
+  /** The rate (requests per second) sends go at now, or `undefined` when unpaced. */
+  rate(now: number): number | undefined;
   /**
    * The time at which the next send may go (`now` when nothing holds it), reserved for the
    * caller when it is no later than `latest`; a later one is returned but not reserved. During a
@@ -159,6 +161,9 @@ export function createPacer(
     },
     get cuts() {
       return cuts;
+    },
+    rate(now) {
+      return base && now - lastSignal < settings.healthyAfterMs ? rateAt(now) : undefined;
     },
 
     reserve(now, latest) {
