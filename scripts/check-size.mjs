@@ -16,8 +16,8 @@ const entries = [
     // maybePerformed, exported codes) to 11.6 kB. The 9.25 KiB budget of issue 14 is NOT met:
     // this guard stops it from growing silently while the consolidation of issue 14 pays it back.
     // Issue 17's load-control view (loadControlOf, isolate) and diagnostics_channel metrics
-    // added 635 B (11 869 → 12 504 B): the guard was raised by 472 B, to exactly that.
-    limitBytes: 12_504,
+    // added 635 B (11 869 → 12 504 B): the guard is at 12 504 B plus 40 B of slack.
+    limitBytes: 12_544,
   },
   {
     // axios-safe-retry/server (issue 16), Node only: retryLayer, its error handler and the
