@@ -89,7 +89,7 @@ describe('metrics on node:diagnostics_channel', () => {
     expect((pacing[0] as { ratePerSecond: number }).ratePerSecond).toBeGreaterThan(0);
   });
 
-  it('makes no message for a channel without subscribers', () => {
+  withChannels('makes no message for a channel without subscribers', () => {
     const message = jest.fn(() => ({}));
     publish('unheard', message);
     expect(message).not.toHaveBeenCalled();
