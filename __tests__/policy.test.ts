@@ -444,16 +444,16 @@ describe('decide: throttles of a paced scope, and refused attempts under a deadl
     });
   });
 
-  it('counts a 429 of a scope that is not paced, and a paced 503 with no wait, as usual', () => {
+  it('counts a 429 or 503 of a scope that is not paced, and a paced 500, as usual', () => {
     const used = state({ retryCount: 3 });
-    for (const throttle of [{ status: 429 }, { status: 503, paced: true }]) {
-      expect(decide(outcome(throttle), used, options(), undefined, NOW)).toEqual({
+    for (const failure of [{ status: 429 }, { status: 503 }, { status: 500, paced: true }]) {
+      expect(decide(outcome(failure), used, options(), undefined, NOW)).toEqual({
         retry: false,
         reason: 'retries-exhausted',
       });
     }
-    // A paced 503 with a wait is a throttle.
-    const paced503 = outcome({ status: 503, paced: true, serverWaitMs: 1000 });
+    // A paced 503 is an overload pacing bounds (a leaky bucket's default answer).
+    const paced503 = outcome({ status: 503, paced: true });
     expect(decide(paced503, used, options(), undefined, NOW).retry).toBe(true);
   });
 

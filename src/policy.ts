@@ -59,10 +59,12 @@ function isRepeatable(
   }
 }
 
-/** A throttle (a 429, or a 503 with a wait) of a scope that pacing holds to the server's rate. */
+/**
+ * A throttle (a 429), or an overload (a 503), of a scope that pacing holds to the server's rate
+ * (a scope that stopped serving is not paced: its 503s are the breaker's, and count as usual).
+ */
 export const isPacedThrottle = (outcome: Omit<AttemptOutcome, 'verdict'>): boolean =>
-  !!outcome.paced &&
-  (outcome.status === 429 || (outcome.status === 503 && outcome.serverWaitMs !== undefined));
+  !!outcome.paced && (outcome.status === 429 || outcome.status === 503);
 
 /** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
 function limitReached(

@@ -42,8 +42,8 @@ export interface RetryState {
    */
   readonly refusedCount?: number;
   /**
-   * Attempts throttled (a `429`, a `503` with a wait) while load control paced their origin or
-   * route: up to `retries` of them do not use up `retries` (pacing bounds them).
+   * Attempts throttled (a `429`) or overloaded (a `503`) while load control paced their origin
+   * or route: up to `retries` of them do not use up `retries` (pacing bounds them).
    */
   readonly throttledCount?: number;
   /**
