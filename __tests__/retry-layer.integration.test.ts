@@ -5,6 +5,8 @@ import axiosRetry from 'axios-retry';
 import express from 'express';
 import { attachRetry, type RetryOptions } from '../src';
 import { retryLayer } from '../src/server';
+// Counts the attempts a client actually sends (past its gate), connections refused included.
+import { countingAdapter } from '../support/layer-chain';
 
 // Issue 16, "Retry at one layer": real express services on 127.0.0.1, top → L1 → L2 → L3 →
 // bottom, each layer calling the next with its own axios instance (the package's defaults, or
@@ -81,23 +83,6 @@ async function refusingUrl(): Promise<string> {
   servers.splice(servers.indexOf(server), 1);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return url;
-}
-
-/** Counts the attempts a client actually sends (past its gate), connections refused included. */
-function countingAdapter(): { adapter: AxiosAdapter; count: () => number } {
-  // axios before 1.5.1 has no getAdapter; its default adapter is then the function itself.
-  const http: AxiosAdapter =
-    typeof axios.getAdapter === 'function'
-      ? axios.getAdapter('http')
-      : (axios.defaults.adapter as AxiosAdapter);
-  let sent = 0;
-  return {
-    adapter: (config) => {
-      sent++;
-      return http(config);
-    },
-    count: () => sent,
-  };
 }
 
 let layerOptions: RetryOptions | undefined;

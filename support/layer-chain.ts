@@ -71,7 +71,7 @@ function withRetry(client: AxiosInstance, spec: ChainSpec): AxiosInstance {
 }
 
 /** axios's own http adapter, counting each attempt it is given. */
-function countingAdapter(): { adapter: AxiosAdapter; count: () => number } {
+export function countingAdapter(): { adapter: AxiosAdapter; count: () => number } {
   const http: AxiosAdapter =
     typeof axios.getAdapter === 'function'
       ? axios.getAdapter('http')
