@@ -43,7 +43,7 @@ const getAdapter = (axios as unknown as { getAdapter?: GetAdapter }).getAdapter;
 
 // The least time an attempt needs to be worth sending (or the origin's usual latency, if more):
 // a slot with less of the deadline left would send a request the caller cannot wait for.
-export const MIN_USEFUL_MS = 50;
+const MIN_USEFUL_MS = 50;
 
 /** Why the gate stopped a call, if this error is the gate's. */
 export function gateStopOf(error: unknown): GateStop | undefined {
