@@ -122,3 +122,10 @@ export function createCircuitBreaker(
     },
   };
 }
+
+/** The state of a breaker that clients sharing a store share. */
+export interface BreakerState {
+  readonly state: CircuitState;
+  readonly openUntil: number;
+  readonly failedProbes: number;
+}

@@ -272,3 +272,23 @@ export function createPacer(
     },
   };
 }
+
+/** The state of a pacer that clients sharing a store share (see `createPacer` for each field). */
+export interface PaceState {
+  /** The rate (requests per second) the climb starts from; 0: unpaced. */
+  readonly base: number;
+  /** When the climb started. */
+  readonly since: number;
+  readonly slowStart: boolean;
+  readonly growth: number;
+  readonly cap: number;
+  /** When the rate was last set from a throttle (Infinity: never). */
+  readonly decidedAt: number;
+  readonly cuts: number;
+  readonly holdUntil: number;
+  readonly lastSignal: number;
+  /** When a pace of overloads began (Infinity: none). */
+  readonly overloadSince: number;
+  readonly releasing: boolean;
+  readonly ignoreOverloadUntil: number;
+}

@@ -1,0 +1,64 @@
+import type { BreakerState } from './circuit-breaker';
+import type { PaceState } from './pacer';
+
+/**
+ * Where the load-control state that clients can share lives: the seam between the decisions
+ * (pacer, breaker: pure, in this process) and the place their state is kept.
+ *
+ * Every decision is made here, at once, on the state as last known here: a store never adds a
+ * round trip to a call. A remote store also makes each change atomically where it keeps the
+ * state (made again on the latest state when another client changed it first), and tells the
+ * clients sharing it of each other's changes.
+ */
+
+/**
+ * What the clients sharing a store share of one scope: plain data, times on the store's clock.
+ * Numbers may be ±Infinity (a remote store encodes them).
+ */
+export interface SharedScope {
+  /** Counts the changes: a change made on an older version is made again on the latest. */
+  readonly version: number;
+  readonly pace: PaceState;
+  readonly breaker: BreakerState;
+}
+
+/** A change of a scope's shared state: pure, since a remote store may make it again. */
+export type ScopeChange = (state: SharedScope) => SharedScope;
+
+export interface LoadControlStore {
+  /**
+   * The store's clock minus this process's (`clock.ts`): shared times are the store's, so that
+   * clients on different machines agree on them. 0 in memory.
+   */
+  clockOffset(): number;
+  /**
+   * Makes `change` on `current` (the state as known here) and returns the result at once; a
+   * remote store then makes it atomically where it keeps the state, and reports the state it
+   * left there through `watch` when that differs from the result returned.
+   */
+  update(key: string, current: SharedScope, change: ScopeChange): SharedScope;
+  /** Calls `listener` with the latest state of a scope another client changed. Returns its removal. */
+  watch(listener: (key: string, state: SharedScope) => void): () => void;
+  /**
+   * Takes the probe lease of a scope for `ttlMs`: whether this client sends the one probe the
+   * clients sharing the store make. A remote store answers with a promise.
+   */
+  lease(key: string, ttlMs: number): boolean | Promise<boolean>;
+  /** Gives back a lease this client took. */
+  unlease(key: string): void;
+  /** How many clients share the store now, this one included (1 in memory). */
+  clients(): number;
+}
+
+/** The default: the state lives in this process only, and nothing is shared. */
+export function memoryStore(): LoadControlStore {
+  const leased = new Set<string>();
+  return {
+    clockOffset: () => 0,
+    update: (_key, current, change) => change(current),
+    watch: () => () => {},
+    lease: (key) => !leased.has(key) && !!leased.add(key),
+    unlease: (key) => void leased.delete(key),
+    clients: () => 1,
+  };
+}
