@@ -17,6 +17,8 @@ export interface PacingSettings {
  * unpaced.
  */
 export interface Pacer {
+  /** The shared part of its state (`store.ts`); set by a change another client made. */
+  state: PaceState;
   readonly paced: boolean;
   /**
    * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
@@ -89,186 +91,269 @@ const CUT = 0.7;
 const RELEASE_GROWTH = 1;
 const RELEASE_CAP = 2;
 
+type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
+
+/** The state of a scope that was never paced. */
+export const unpacedState = (settings: PacingSettings): PaceState => ({
+  base: 0,
+  since: 0,
+  slowStart: true,
+  growth: settings.growthPerSecond,
+  cap: Infinity,
+  decidedAt: Infinity,
+  cuts: 0,
+  holdUntil: 0,
+  heldAt: -Infinity,
+  lastSignal: -Infinity,
+  overloadSince: Infinity,
+  releasing: false,
+  ignoreOverloadUntil: -Infinity,
+});
+
+function rateAt(s: PaceState, t: number): number {
+  const seconds = Math.max(0, t - s.since) / 1000;
+  const factor = s.slowStart
+    ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
+    : 1 + s.growth * seconds;
+  return s.base * Math.min(s.cap, factor);
+}
+
+/** The time one send takes at the rate of `t`: on a slow start's ramp, the rate rises during it. */
+function gapAfter(s: PaceState, t: number, share: number): number {
+  const rate = (rateAt(s, t) * share) / 1000;
+  if (!s.slowStart || t < s.since) return 1 / rate;
+  const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
+  return Math.log(1 + k / rate) / k;
+}
+
+function pace(d: Draft, settings: PacingSettings, now: number, rate: number): void {
+  d.base = Math.max(settings.minRatePerSecond, rate);
+  // The climb starts when sending does: a hold is not a time the rate was tried.
+  d.since = Math.max(now, d.holdUntil);
+}
+
+function unpace(d: Draft, settings: PacingSettings): void {
+  Object.assign(d, {
+    base: 0,
+    overloadSince: Infinity,
+    releasing: false,
+    slowStart: true,
+    cap: Infinity,
+    growth: settings.growthPerSecond,
+  });
+}
+
+/** A paced scope with no signal for `healthyAfterMs` is unpaced (every client finds so alone). */
+function settled(s: PaceState, settings: PacingSettings, now: number): PaceState {
+  if (!s.base || now - s.lastSignal < settings.healthyAfterMs) return s;
+  const d: Draft = { ...s };
+  unpace(d, settings);
+  return d;
+}
+
+function hold(d: Draft, now: number, ms: number, replace: boolean): void {
+  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
+  d.heldAt = now;
+}
+
+/**
+ * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
+ * a whole window measured since pacing began and still mostly failures. Returns whether the
+ * signal is spent.
+ */
+function overloadNotOurs(d: Draft, settings: PacingSettings, now: number): boolean {
+  if (now < d.ignoreOverloadUntil) {
+    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+    return true;
+  }
+  if (d.overloadSince !== Infinity && now - d.overloadSince > PACING_WINDOW_MS * 1.2) {
+    d.base = 0;
+    d.decidedAt = Infinity;
+    d.overloadSince = Infinity;
+    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+    return true;
+  }
+  return false;
+}
+
+/** What a throttle signal makes of the state; `share` is this client's share of the rate. */
+function throttled(
+  s: PaceState,
+  settings: PacingSettings,
+  now: number,
+  counts: OutcomeCounts,
+  signal: ThrottleSignal,
+  replace: boolean,
+  share: number,
+): PaceState {
+  const d: Draft = { ...settled(s, settings, now) };
+  const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
+  if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
+  const rare = counts.throttled + counts.failures < counts.successes * NOISE;
+  if (kind === 'limit' && waitMs === undefined && rare) return s;
+  d.lastSignal = now;
+  d.releasing = false;
+  const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+  // An unpaced client that meets a 429 (not a rare one: see NOISE) has spent the quota in a
+  // burst: it holds until the server's wait is over or, if the server gave none, until a
+  // second has passed since the burst began (the shortest quota period in use).
+  const holdMs =
+    kind === 'quota' || (kind === 'limit' && !d.base)
+      ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
+      : undefined;
+  if (holdMs !== undefined) hold(d, now, holdMs, replace);
+  // What the scope accepted (this client's successes over its share), or the quota its headers
+  // announce, if that is more: a client that spent its quota in a burst accepted too few to
+  // measure from.
+  const accepted = Math.max(
+    (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs) / share,
+    quotaPerSecond,
+  );
+  if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
+  if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
+  learn(d, settings, now, accepted, sentAt < d.decidedAt + periodMs / 4, waitMs === undefined);
+  return d;
+}
+
+/**
+ * Sets the rate from what was accepted. An answer to a send made before the rate was last set,
+ * or within a quarter of the period after (`oldNews`: the burst before pacing; the overshoot
+ * that set it; a bucket that a burst filled and that is still draining), says the rate is at
+ * least that. One met while paced says the rate it was sent at is too much: it is cut to what
+ * was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
+ * quarter second before was still accepted), since a client may have sent less than the
+ * server takes. From then on it climbs slowly.
+ */
+function learn(
+  d: Draft,
+  settings: PacingSettings,
+  now: number,
+  accepted: number,
+  oldNews: boolean,
+  noWaitSaid: boolean,
+): void {
+  if (!d.base || oldNews) {
+    if (!d.base) {
+      d.decidedAt = now;
+      // A server that said how long to wait named its period: what was accepted over it is the
+      // rate, with nothing to search for. With no wait said, slow start searches.
+      d.slowStart = noWaitSaid;
+    }
+    pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
+    return;
+  }
+  const rate = rateAt(d, now);
+  d.decidedAt = now;
+  d.cuts++;
+  pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
+  d.slowStart = false;
+  d.cap = Infinity;
+  d.growth = settings.growthPerSecond;
+}
+
+/** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
+interface OwnSchedule {
+  next: number;
+  probedAt: number;
+  seenDecision: number;
+}
+
+/** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
+function reserveSlot(
+  s: PaceState,
+  own: OwnSchedule,
+  now: number,
+  latest: number,
+  share: number,
+  probeEveryMs: number,
+  random: () => number,
+): number {
+  // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
+  // (none waits for it: the others learn when the hold ends, and fail at once).
+  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probedAt) + probeEveryMs) {
+    own.probedAt = now;
+    return now;
+  }
+  if (!s.base) {
+    if (now >= s.holdUntil) return now;
+    // Held with no rate known: spread the release over a second past the end of the hold.
+    return s.holdUntil + random() * 1000;
+  }
+  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
+  if (s.decidedAt !== own.seenDecision) own.next = Math.min(own.next, s.decidedAt);
+  own.seenDecision = s.decidedAt;
+  const slot = Math.max(now, own.next, s.holdUntil);
+  // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
+  // release or a slow start, whose calls take their slots at once, ramps as planned).
+  if (slot <= latest) own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
+  return slot;
+}
+
+/** How a client takes part in a shared pace: it changes the state through the store. */
+export interface PaceSharing {
+  /** Makes a change of the shared state (the memory store: here, at once). */
+  change(change: (state: PaceState) => PaceState): void;
+  /** This client's share of the rate: 1 over the clients sharing it. */
+  share(): number;
+}
+
 export function createPacer(
   settings: PacingSettings,
   random: () => number,
   probeEveryMs: number,
+  sharing?: PaceSharing,
 ): Pacer {
-  let base = 0; // 0: unpaced
-  // When the rate was last set from a throttle: the answers to sends made before it are old news.
-  let decidedAt = Infinity;
-  let cuts = 0;
-  let growth = settings.growthPerSecond;
-  let since = 0;
-  // Slow start: no throttle met while paced yet, so the rate doubles each second.
-  let slowStart = true;
-  let cap = Infinity;
-  let next = 0;
-  let holdUntil = 0;
-  let probeAt = Infinity;
-  let lastSignal = -Infinity;
-  let overloadSince: number | undefined;
-  // Released after a breaker closed: the waiting calls take their slots at once, on the ramp.
-  let releasing = false;
-  let ignoreOverloadUntil = -Infinity;
-
-  const rateAt = (t: number): number => {
-    const seconds = Math.max(0, t - since) / 1000;
-    const factor = slowStart
-      ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
-      : 1 + growth * seconds;
-    return base * Math.min(cap, factor);
+  let state = unpacedState(settings);
+  const own: OwnSchedule = { next: 0, probedAt: -Infinity, seenDecision: Infinity };
+  const change = (make: (s: PaceState) => PaceState): void => {
+    if (sharing) sharing.change(make);
+    else state = make(state);
   };
-
-  /** The time one send takes at the rate of `t`: on a slow start's ramp, the rate rises during it. */
-  function gapAfter(t: number): number {
-    const rate = rateAt(t) / 1000;
-    if (!slowStart || t < since) return 1 / rate;
-    const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
-    return Math.log(1 + k / rate) / k;
-  }
-
-  function pace(now: number, rate: number): void {
-    base = Math.max(settings.minRatePerSecond, rate);
-    // The climb starts when sending does: a hold is not a time the rate was tried.
-    since = Math.max(now, holdUntil);
-  }
-
-  function unpace(): void {
-    base = 0;
-    overloadSince = undefined;
-    releasing = false;
-    slowStart = true;
-    cap = Infinity;
-    growth = settings.growthPerSecond;
-  }
-
-  function unpaceIfHealthy(now: number): void {
-    if (base && now - lastSignal >= settings.healthyAfterMs) unpace();
-  }
-
-  function hold(now: number, ms: number, replace: boolean): void {
-    holdUntil = replace ? now + ms : Math.max(holdUntil, now + ms);
-    probeAt = now + probeEveryMs;
-  }
-
+  const share = (): number => sharing?.share() ?? 1;
   return {
+    get state() {
+      return state;
+    },
+    set state(latest) {
+      state = latest;
+    },
     get paced() {
-      return base > 0;
+      return state.base > 0;
     },
     get holdUntil() {
-      return holdUntil;
+      return state.holdUntil;
     },
     get cuts() {
-      return cuts;
+      return state.cuts;
     },
     rate(now) {
-      return base && now - lastSignal < settings.healthyAfterMs ? rateAt(now) : undefined;
+      const { base, lastSignal } = state;
+      return base && now - lastSignal < settings.healthyAfterMs ? rateAt(state, now) : undefined;
     },
-
     reserve(now, latest) {
-      unpaceIfHealthy(now);
-      // A long hold lets one send through per probeEveryMs, to a call that comes when one is
-      // due (none waits for it: the others learn when the hold ends, and fail at once).
-      if (now < holdUntil && now >= probeAt) {
-        probeAt = now + probeEveryMs;
-        return now;
-      }
-      if (!base) {
-        if (now >= holdUntil) return now;
-        // Held with no rate known: spread the release over a second past the end of the hold.
-        return holdUntil + random() * 1000;
-      }
-      const slot = Math.max(now, next, holdUntil);
-      // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
-      // release or a slow start, whose calls take their slots at once, ramps as planned).
-      if (slot <= latest) next = slot + gapAfter(releasing || slowStart ? slot : now);
-      return slot;
+      state = settled(state, settings, now);
+      return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
     },
-
     throttle(now, counts, signal, replace) {
-      const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
-      if (kind === 'overload') {
-        if (now < ignoreOverloadUntil) {
-          ignoreOverloadUntil = now + settings.healthyAfterMs;
-          return;
-        }
-        // A whole window measured since pacing began, and still mostly failures: not the rate.
-        if (overloadSince !== undefined && now - overloadSince > PACING_WINDOW_MS * 1.2) {
-          base = 0;
-          decidedAt = Infinity;
-          overloadSince = undefined;
-          ignoreOverloadUntil = now + settings.healthyAfterMs;
-          return;
-        }
-      }
-      const rare = counts.throttled + counts.failures < counts.successes * NOISE;
-      if (kind === 'limit' && waitMs === undefined && rare) return;
-      lastSignal = now;
-      releasing = false;
-      const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-      // An unpaced client that meets a 429 (not a rare one: see NOISE) has spent the quota in a
-      // burst: it holds until the server's wait is over or, if the server gave none, until a
-      // second has passed since the burst began (the shortest quota period in use).
-      const holdMs =
-        kind === 'quota' || (kind === 'limit' && !base)
-          ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
-          : undefined;
-      if (holdMs !== undefined) hold(now, holdMs, replace);
-      // What the scope accepted, or the quota its headers announce, if that is more: a client
-      // that spent its quota in a burst has accepted too few to measure from.
-      let accepted = Math.max(
-        (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs),
-        quotaPerSecond,
-      );
-      if (accepted === 0) return; // nothing was accepted: no rate to learn (the breaker's case)
-      if (kind === 'overload') overloadSince ??= now;
-      // An answer to a send made before the rate was last set, or within a quarter of the period
-      // after (the burst before pacing; the overshoot that set it; a bucket that a burst filled
-      // and that is still draining): what was accepted is a floor, not a cut.
-      if (!base || sentAt < decidedAt + periodMs / 4) {
-        if (!base) {
-          decidedAt = now;
-          // A server that said how long to wait named its period: what was accepted over it is
-          // the rate, with nothing to search for. With no wait said, slow start searches.
-          slowStart = waitMs === undefined;
-        }
-        pace(now, Math.max(base && rateAt(now), accepted));
-        return;
-      }
-      // Met while paced: the rate it was sent at is too much. From here on it climbs slowly.
-      // The cut is to what was accepted, but by no more than a share of the rate (half, after a
-      // slow start, whose rate a quarter second before was still accepted): what was accepted
-      // in the window may be less than the server takes, when the client sent less than that.
-      const rate = rateAt(now);
-      accepted = Math.min(rate, Math.max(accepted, rate * (slowStart ? 0.5 : CUT)));
-      decidedAt = now;
-      cuts++;
-      next = now; // the slots reserved ahead are reserved again, at the new rate
-      slowStart = false;
-      cap = Infinity;
-      growth = settings.growthPerSecond;
-      pace(now, accepted);
+      change((s) => throttled(s, settings, now, counts, signal, replace, share()));
     },
-
     endHold(now) {
       // The quota reset early: what was learned of its rate (over a wait that did not happen)
       // is worth nothing; the scope starts afresh.
-      holdUntil = Math.min(holdUntil, now);
-      probeAt = Infinity;
-      unpace();
+      change((s) => {
+        const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
+        unpace(d, settings);
+        return d;
+      });
     },
-
     release(now, lastGoodRate) {
-      lastSignal = now;
-      overloadSince = undefined;
-      next = now; // slots reserved before the breaker opened are gone
-      decidedAt = now;
-      slowStart = false;
-      growth = RELEASE_GROWTH;
-      cap = RELEASE_CAP;
-      pace(now, lastGoodRate);
-      releasing = true;
+      change((s) => {
+        const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
+        Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
+        pace(d, settings, now, lastGoodRate);
+        d.releasing = true;
+        return d;
+      });
     },
   };
 }
@@ -286,6 +371,8 @@ export interface PaceState {
   readonly decidedAt: number;
   readonly cuts: number;
   readonly holdUntil: number;
+  /** When the hold was last set: a long one is probed `probeEveryMs` after. */
+  readonly heldAt: number;
   readonly lastSignal: number;
   /** When a pace of overloads began (Infinity: none). */
   readonly overloadSince: number;
