@@ -288,7 +288,8 @@ describe('retry at one layer: the bottom always answers 503', () => {
     await topCalls(chain, 2);
     console.log(`axios-retry at every layer: ${bottom.arrivals.length / 2} per top call`);
     expect(bottom.arrivals.length).toBe(2 * 256);
-  });
+    // 1 000 requests through four processes' worth of servers: generous for a loaded CI machine.
+  }, 30_000);
 
   it('a mix: a layer without retryLayer between two with it multiplies only its own retries', async () => {
     const bottom = await startBottom('always-503');
@@ -357,7 +358,9 @@ describe('deadlines travel, and a caller that has gone stops the layers below', 
     expect(bottom.arrivals.length).toBe(arrivalsBefore);
     expect(bottom.closedEarly.length).toBe(bottom.arrivals.length);
     for (const closed of bottom.closedEarly) {
-      expect(closed.at).toBeLessThanOrEqual(settled.get(closed.call)! + 300);
+      // A margin for a loaded machine: what matters is that the bottom's connections close
+      // within a moment of the top's settling, not the 2 s the bottom would still hang.
+      expect(closed.at).toBeLessThanOrEqual(settled.get(closed.call)! + 1000);
     }
   });
 

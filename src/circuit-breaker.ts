@@ -21,6 +21,8 @@ export type Admission = 'send' | 'probe' | number;
 
 export interface CircuitBreaker {
   readonly state: CircuitState;
+  /** The shared part of its state (`store.ts`). */
+  readonly shared: BreakerState;
   admit(now: number): Admission;
   record(now: number, result: AttemptResult, probe: boolean): void;
   /** Opens a closed breaker: a trouble seen elsewhere (on other routes) is this scope's too. */
@@ -189,6 +191,9 @@ export function createCircuitBreaker(
   return {
     get state() {
       return stateOf(b);
+    },
+    get shared() {
+      return b.shared;
     },
     admit(now) {
       if (b.isolated) return Infinity;

@@ -1,3 +1,4 @@
+export type { BreakerState } from './circuit-breaker';
 export { attachRetry, retryInterceptor } from './interceptor';
 export {
   DEFAULT_CIRCUIT_BREAKER,
@@ -6,7 +7,9 @@ export {
   DEFAULT_PACING,
   DEFAULT_RETRY_BUDGET,
 } from './options';
+export type { PaceState } from './pacer';
 export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './stop';
+export type { LoadControlStore, ScopeChange, SharedScope } from './store';
 export type {
   CircuitBreakerOptions,
   CircuitStateChange,

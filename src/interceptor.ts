@@ -159,6 +159,7 @@ function createRetryHandlers(
           pacing: client.pacing,
           random: client.options.random,
           probeEveryMs: client.options.maxRetryAfterMs,
+          store: client.store,
         })
       : undefined;
 

@@ -3,6 +3,7 @@ import type { RetryBudgetSettings } from './budget';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import { isRepeatableStatus } from './classify';
 import type { PacingSettings } from './pacer';
+import type { LoadControlStore } from './store';
 import type { RequestRetryOptions, RetryOptions } from './types';
 
 export interface ResolvedIdempotencyKey {
@@ -155,6 +156,12 @@ const CLIENT_RULES: Rules = {
   retryBudget: FALSE_OR_OBJECT,
   circuitBreaker: FALSE_OR_OBJECT,
   pacing: FALSE_OR_OBJECT,
+  store: [
+    (v) =>
+      isObject(v) &&
+      ['update', 'watch', 'lease', 'clients'].every((m) => typeof v[m] === 'function'),
+    'a store (from createRedisStore)',
+  ],
 };
 
 /** A client-level option group: `false`, or its defaults overridden by what was given. */
@@ -244,11 +251,12 @@ export interface ClientSettings {
   readonly budget: RetryBudgetSettings | false;
   readonly circuitBreaker: CircuitBreakerSettings | false;
   readonly pacing: PacingSettings | false;
+  readonly store: LoadControlStore | undefined;
 }
 
 /** Validates client options; throws a TypeError naming the first bad option. */
 export function resolveClientOptions(options: RetryOptions = {}): ClientSettings {
-  const { retryBudget, circuitBreaker, pacing, ...given } = checked(
+  const { retryBudget, circuitBreaker, pacing, store, ...given } = checked(
     options,
     CLIENT_RULES,
     '',
@@ -277,6 +285,7 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_RULES, 'retryBudget.'),
     circuitBreaker: breaker,
     pacing: group(pacing, DEFAULT_PACING, PACING_RULES, 'pacing.'),
+    store,
   };
 }
 

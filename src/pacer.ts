@@ -291,8 +291,8 @@ function reserveSlot(
 
 /** How a client takes part in a shared pace: it changes the state through the store. */
 export interface PaceSharing {
-  /** Makes a change of the shared state (the memory store: here, at once). */
-  change(change: (state: PaceState) => PaceState): void;
+  /** Makes a change of the shared state and returns it (the memory store: here, at once). */
+  change(change: (state: PaceState) => PaceState): PaceState;
   /** This client's share of the rate: 1 over the clients sharing it. */
   share(): number;
 }
@@ -306,8 +306,7 @@ export function createPacer(
   let state = unpacedState(settings);
   const own: OwnSchedule = { next: 0, probedAt: -Infinity, seenDecision: Infinity };
   const change = (make: (s: PaceState) => PaceState): void => {
-    if (sharing) sharing.change(make);
-    else state = make(state);
+    state = sharing ? sharing.change(make) : make(state);
   };
   const share = (): number => sharing?.share() ?? 1;
   return {

@@ -1,4 +1,5 @@
 import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
+import type { LoadControlStore } from './store';
 
 /** Why retrying stopped; set on `error.config.retryState.stopReason` of the error a call rejects with. */
 export type StopReason =
@@ -277,6 +278,12 @@ export interface RetryOptions extends RequestRetryOptions {
    * @default DEFAULT_PACING
    */
   pacing?: PacingOptions | false;
+  /**
+   * Where the pacers' and breakers' state lives: in this client (the default), or shared by
+   * every client on one store, such as `createRedisStore` from `axios-safe-retry/redis`.
+   * @default memoryStore()
+   */
+  store?: LoadControlStore;
 }
 
 declare module 'axios' {

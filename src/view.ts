@@ -59,7 +59,7 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
       holdMs,
       holdUntil: holdMs ? wall + holdMs : undefined,
       inFlight: scope.inFlight,
-      waiting: scope.waiters.length + scope.slotWaiters.length,
+      waiting: scope.waiters.size + scope.slotWaiters.size,
     });
   });
   return Object.freeze({ retryBudget: budget?.remaining(now), scopes: Object.freeze(scopes) });
