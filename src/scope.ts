@@ -145,6 +145,8 @@ export function newScope(
       },
     );
   }
+  const latest = store.latest(name);
+  if (latest) adopt(scope, latest, clockNow() + store.clockOffset());
   return scope;
 }
 

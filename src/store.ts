@@ -37,6 +37,11 @@ export interface LoadControlStore {
    * left there through `watch` when that differs from the result returned.
    */
   update(key: string, current: SharedScope, change: ScopeChange): SharedScope;
+  /**
+   * The latest state of a scope heard from the store, with no round trip (undefined: none yet).
+   * A remote store that has none asks for it, and reports it through `watch`.
+   */
+  latest(key: string): SharedScope | undefined;
   /** Calls `listener` with the latest state of a scope another client changed. Returns its removal. */
   watch(listener: (key: string, state: SharedScope) => void): () => void;
   /**
@@ -56,6 +61,7 @@ export function memoryStore(): LoadControlStore {
   return {
     clockOffset: () => 0,
     update: (_key, current, change) => change(current),
+    latest: () => undefined,
     watch: () => () => {},
     lease: (key) => !leased.has(key) && !!leased.add(key),
     unlease: (key) => void leased.delete(key),
