@@ -9,11 +9,15 @@ export {
 export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './stop';
 export type {
   CircuitBreakerOptions,
+  CircuitBreakerSettings,
   CircuitStateChange,
   IdempotencyKeyOptions,
   PacingOptions,
+  PacingSettings,
   RequestRetryOptions,
+  ResolvedIdempotencyKey,
   RetryBudgetOptions,
+  RetryBudgetSettings,
   RetryDelayEvent,
   RetryEvent,
   RetryOptions,
