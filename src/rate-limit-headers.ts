@@ -32,18 +32,19 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
   // Draft 7: `limit=100, remaining=0, reset=30`.
   const dictionary = /(?:^|[,;\s])remaining=(\d+)/.exec(field);
   if (dictionary) {
-    const reset = /(?:^|[,;\s])reset=(\d+)/.exec(field);
-    return { remaining: Number(dictionary[1]), ...(reset ? { reset: Number(reset[1]) } : {}) };
+    return {
+      remaining: Number(dictionary[1]),
+      reset: whole(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
+    };
   }
   // Draft 8 and later: `"default";r=0;t=30, "daily";r=900;t=3600`: the policy with least left.
   let best: { remaining?: number; reset?: number } = {};
   for (const item of field.split(',')) {
     const r = /;\s*r=(\d+)/.exec(item);
     if (!r) continue;
-    const t = /;\s*t=(\d+)/.exec(item);
     const remaining = Number(r[1]);
     if (best.remaining === undefined || remaining < best.remaining) {
-      best = { remaining, ...(t ? { reset: Number(t[1]) } : {}) };
+      best = { remaining, reset: whole(/;\s*t=(\d+)/.exec(item)?.[1]) };
     }
   }
   return best;
@@ -79,7 +80,8 @@ const DIALECTS: readonly Dialect[] = [
 
 /**
  * The name of every header a rate limit is read from: `RateLimit`, `RateLimit-Policy` and the
- * dialects'. A response with none of them announces no rate limit.
+ * dialects' (with their `''` and `true`, which no header name equals). A response with none of
+ * them announces no rate limit.
  */
 export const RATE_LIMIT_HEADERS: ReadonlySet<unknown> = new Set([
   'ratelimit',
@@ -112,7 +114,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     if (reset !== undefined && epoch && reset >= EPOCH_SECONDS) {
       resetMs = (reset >= EPOCH_MS ? reset : reset * 1000) - serverNowOf(header('date'), now, true);
     } else resetMs ??= reset && reset * 1000;
-    shared ||= !!sharing && header(sharing) !== undefined;
+    shared ||= header(sharing ?? '') !== undefined;
   }
   resetMs = resetMs === undefined ? undefined : serverWait(resetMs);
   return remaining === undefined && resetMs === undefined
