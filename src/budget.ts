@@ -1,10 +1,5 @@
 import { createSlidingCounts } from './sliding-counts';
-
-export interface RetryBudgetSettings {
-  readonly ratio: number;
-  readonly minRetriesPerSecond: number;
-  readonly windowMs: number;
-}
+import type { RetryBudgetSettings } from './types';
 
 /**
  * The retry budget of one client (Finagle's model): within any window,

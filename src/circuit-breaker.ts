@@ -1,17 +1,10 @@
 import { publish } from './metrics';
 import type { AttemptResult, OutcomeWindow } from './outcome-window';
-import type { CircuitStateChange } from './types';
+import type { CircuitBreakerSettings, CircuitStateChange } from './types';
 
 export type CircuitState = CircuitStateChange['state'];
 
-export interface CircuitBreakerSettings {
-  readonly failureRatio: number;
-  readonly minimumThroughput: number;
-  readonly windowMs: number;
-  readonly breakDurationMs: number;
-  readonly maxBreakDurationMs: number;
-  readonly onStateChange?: ((event: CircuitStateChange) => void) | undefined;
-}
+export type { CircuitBreakerSettings };
 
 /**
  * May an attempt go now? `'send'` (closed), `'probe'` (half-open: this attempt is the one trial),

@@ -11,8 +11,7 @@ import { now } from './clock';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from './load-control';
 import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
-import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
-import { retryAfterMs } from './retry-after';
+import { isPlainSuccess, signalsOf } from './response-signals';
 import { routeOf } from './route';
 import { sleep } from './sleep';
 import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from './stop';
@@ -56,40 +55,6 @@ export function adapterOf(config: InternalAxiosRequestConfig): unknown {
   return adapter?.[ORIGINAL] ?? adapter;
 }
 
-/** What a response says of its origin's limits, its headers read once. */
-export interface ResponseSignals {
-  /** The status, GitHub's rate-limit `403` read as the `429` it is. */
-  readonly status: number;
-  /** `Retry-After`, else `X-RateLimit-Retry-After`. */
-  readonly retryAfter: string | undefined;
-  readonly rateLimit: RateLimit | undefined;
-  /** The server's wait: `Retry-After`, else the rate limit's reset. */
-  readonly waitMs: number | undefined;
-}
-
-/** Reads a response's limits; `wallNow` is the wall clock, which HTTP dates are read against. */
-export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
-  const headers: Record<string, string> = {};
-  const given = (response.headers ?? {}) as Record<string, unknown>;
-  for (const name of Object.keys(given)) {
-    const value = given[name];
-    if (value !== undefined && value !== null && value !== false) {
-      headers[name.toLowerCase()] = String(value);
-    }
-  }
-  const rateLimit = readRateLimit((name) => headers[name], wallNow);
-  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
-  return {
-    status: throttleStatus(response.status, rateLimit, retryAfter),
-    retryAfter,
-    rateLimit,
-    waitMs:
-      (retryAfter === undefined ? undefined : retryAfterMs(retryAfter, headers.date, wallNow)) ??
-      rateLimit?.resetMs,
-  };
-}
-
-const RATE_LIMIT_HEADER = /rate-?limit/i;
 // Faults of one request rather than of the connection: they are its route's, not the origin's.
 const ROUTE_FAULTS = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE']);
 
@@ -109,12 +74,7 @@ function endingOf(
     return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code ?? ''), sentAt };
   }
   // The success path: a plain success that says nothing of rate limits needs no more reading.
-  if (
-    response.status < 400 &&
-    !Object.keys(response.headers ?? {}).some((name) => RATE_LIMIT_HEADER.test(name))
-  ) {
-    return { result: 'success', sentAt };
-  }
+  if (isPlainSuccess(response)) return { result: 'success', sentAt };
   const signals = signalsOf(response, Date.now());
   const { status, waitMs } = signals;
   const throttled = status === 429 || (status === 503 && waitMs !== undefined);

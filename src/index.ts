@@ -12,11 +12,15 @@ export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from 
 export type { LoadControlStore, ScopeChange, SharedScope } from './store';
 export type {
   CircuitBreakerOptions,
+  CircuitBreakerSettings,
   CircuitStateChange,
   IdempotencyKeyOptions,
   PacingOptions,
+  PacingSettings,
   RequestRetryOptions,
+  ResolvedIdempotencyKey,
   RetryBudgetOptions,
+  RetryBudgetSettings,
   RetryDelayEvent,
   RetryEvent,
   RetryOptions,

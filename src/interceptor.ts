@@ -10,14 +10,7 @@ import { CONTEXT_KEY, type FollowInbound } from './call-context';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { now as clockNow } from './clock';
-import {
-  adapterOf,
-  type GateStop,
-  gatedAdapter,
-  gateStopOf,
-  observeFailure,
-  signalsOf,
-} from './gate';
+import { adapterOf, type GateStop, gatedAdapter, gateStopOf, observeFailure } from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
@@ -28,8 +21,8 @@ import { type AttemptOutcome, decide, isPacedThrottle } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
+import { signalsOf } from './response-signals';
 import { routeOf } from './route';
-import { serverAdvice } from './server-signals';
 import { sleep } from './sleep';
 import type { RetryOptions, RetryState, StopReason } from './types';
 import { assertAttachable, markAttached, notAnErrorProblem } from './usage-errors';
@@ -105,7 +98,7 @@ function outcomeOf(
       state.idempotencyKey !== undefined ||
       readHeader(config.headers, idempotencyHeader(options)) !== undefined,
     replayableBody: isReplayableBody(config.data),
-    advice: serverAdvice((name) => readHeader(response?.headers, name)),
+    advice: signals?.advice,
     delay: retryDelayOf(options, failure, state.retryCount + 1),
   };
 }

@@ -1,79 +1,31 @@
 import { v4 as uuidv4 } from 'uuid';
-import type { RetryBudgetSettings } from './budget';
-import type { CircuitBreakerSettings } from './circuit-breaker';
 import { isRepeatableStatus } from './classify';
-import type { PacingSettings } from './pacer';
 import type { LoadControlStore } from './store';
-import type { RequestRetryOptions, RetryOptions } from './types';
-
-export interface ResolvedIdempotencyKey {
-  readonly header: string;
-  /** Upper case. */
-  readonly methods: readonly string[];
-  readonly generate: () => string;
-}
-
-/** The options of one call, validated, with every default filled in. */
-export interface ResolvedOptions {
-  readonly retries: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  readonly random: () => number;
-  readonly statusCodes: readonly number[];
-  /** Upper case. */
-  readonly methods: readonly string[];
-  readonly shouldRetry?: RequestRetryOptions['shouldRetry'];
-  readonly maxRetryAfterMs: number;
-  readonly deadlineMs?: number;
-  readonly idempotencyKey: ResolvedIdempotencyKey | false;
-  readonly onRetry?: RequestRetryOptions['onRetry'];
-  readonly propagate?: boolean;
-  readonly retryDelay?: RequestRetryOptions['retryDelay'];
-}
-
-/** The defaults, in one place; the README's options table lists the same values. Frozen. */
-export const DEFAULT_OPTIONS = Object.freeze({
-  retries: 3,
-  baseDelayMs: 100,
-  maxDelayMs: 20_000,
-  // Looked up at each draw, so a test that stubs Math.random reaches it.
-  random: (): number => Math.random(),
-  statusCodes: Object.freeze([408, 429, 500, 502, 503, 504]),
-  methods: Object.freeze(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']),
-  maxRetryAfterMs: 60_000,
-  idempotencyKey: false,
-} as const);
-
-export const DEFAULT_IDEMPOTENCY_KEY: ResolvedIdempotencyKey = Object.freeze({
-  header: 'Idempotency-Key',
-  methods: Object.freeze(['POST', 'PATCH']),
-  generate: (): string => uuidv4(),
-});
-
-export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = Object.freeze({
-  ratio: 0.1,
-  minRetriesPerSecond: 10,
-  windowMs: 10_000,
-});
-
-// The numbers are chosen with the benchmarks; the README says why.
-export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerSettings = Object.freeze({
-  failureRatio: 1,
-  minimumThroughput: 10,
-  windowMs: 1000,
-  breakDurationMs: 500,
-  maxBreakDurationMs: 2000,
-});
-
-export const DEFAULT_PACING: PacingSettings = Object.freeze({
-  growthPerSecond: 0.05,
-  healthyAfterMs: 5000,
-  minRatePerSecond: 0.5,
-});
+import type {
+  CircuitBreakerOptions,
+  CircuitBreakerSettings,
+  IdempotencyKeyOptions,
+  PacingOptions,
+  PacingSettings,
+  RequestRetryOptions,
+  ResolvedIdempotencyKey,
+  RetryBudgetOptions,
+  RetryBudgetSettings,
+  RetryOptions,
+} from './types';
 
 /** A rule for one option: what it accepts, and how the error message says so. */
 export type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
-type Rules = Readonly<Record<string, Rule>>;
+
+/**
+ * The one table of an option group: each field of its public type (declared and documented in
+ * types.ts) with its rule (what it accepts, how the error says so) and its default, in the
+ * order the errors list them. A field of `Unset` has no default: it stays unset unless given.
+ */
+type Schema<T, Unset extends keyof T = never> = {
+  readonly [K in keyof T]-?: K extends Unset ? Rule : readonly [...Rule, Exclude<T[K], undefined>];
+};
+type AnySchema = Readonly<Record<string, readonly [...Rule, unknown?]>>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -95,64 +47,55 @@ const METHODS: Rule = [
   arrayOf((m) => typeof m === 'string' && m !== ''),
   'an array of HTTP method names',
 ];
+const FALSE_OR_OBJECT: Rule = [(v) => v === false || isObject(v), 'false or an object'];
 
-const REQUEST_RULES: Rules = {
+/** A schema's defaults, frozen: the README's options table lists the same values. */
+function defaultsOf<T>(schema: AnySchema): T {
+  const defaults: Record<string, unknown> = {};
+  for (const name in schema) {
+    const field = schema[name] as AnySchema[string];
+    if (field.length > 2) defaults[name] = field[2];
+  }
+  return Object.freeze(defaults) as T;
+}
+
+/** Options with no default: unset unless given. */
+type Unset = Exclude<keyof RequestRetryOptions, keyof typeof DEFAULT_OPTIONS>;
+/** The client's option groups: each has a schema and defaults of its own. */
+type Group = 'retryBudget' | 'circuitBreaker' | 'pacing';
+
+export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   retries: [
     (v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0),
     'a whole number ≥ 0, or Infinity',
+    3,
   ],
-  baseDelayMs: MS,
-  maxDelayMs: MS,
-  random: FUNCTION,
+  baseDelayMs: [...MS, 100],
+  maxDelayMs: [...MS, 20_000],
+  // Looked up at each draw, so a test that stubs Math.random reaches it.
+  random: [...FUNCTION, (): number => Math.random()],
   statusCodes: [
     arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
     'an array of 408, 429 and 5xx statuses',
+    Object.freeze([408, 429, 500, 502, 503, 504]),
   ],
-  methods: METHODS,
+  methods: [...METHODS, Object.freeze(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])],
   shouldRetry: FUNCTION,
-  maxRetryAfterMs: [(v) => isNumber(v) && v >= 0, 'a number of milliseconds ≥ 0, or Infinity'],
+  maxRetryAfterMs: [
+    (v) => isNumber(v) && v >= 0,
+    'a number of milliseconds ≥ 0, or Infinity',
+    60_000,
+  ],
   // Infinity: no deadline (a request turns the client's off).
   deadlineMs: [(v) => isNumber(v) && v > 0, 'a number of milliseconds > 0, or Infinity'],
-  idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object'],
+  idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'true, false or an object', false],
   onRetry: FUNCTION,
   propagate: [(v) => v === !!v, 'true or false'],
   retryDelay: FUNCTION,
 };
 
-const KEY_RULES: Rules = {
-  header: [(v) => typeof v === 'string' && /^[\w!#$%&'*+.^`|~-]+$/.test(v), 'a header name'],
-  methods: METHODS,
-  generate: FUNCTION,
-};
-
-const BUDGET_RULES: Rules = {
-  ratio: [(v) => isNumber(v) && v >= 0 && v <= 1, 'a number from 0 to 1'],
-  minRetriesPerSecond: [isFiniteAtLeast0, 'a number ≥ 0'],
-  windowMs: POSITIVE_MS,
-};
-
-const BREAKER_RULES: Rules = {
-  failureRatio: [(v) => isNumber(v) && v > 0 && v <= 1, 'a number greater than 0, up to 1'],
-  minimumThroughput: [(v) => Number.isInteger(v) && (v as number) >= 1, 'a whole number ≥ 1'],
-  windowMs: POSITIVE_MS,
-  breakDurationMs: POSITIVE_MS,
-  maxBreakDurationMs: POSITIVE_MS,
-  onStateChange: FUNCTION,
-};
-
-const PACING_RULES: Rules = {
-  growthPerSecond: [isFiniteAtLeast0, 'a number ≥ 0'],
-  healthyAfterMs: MS,
-  minRatePerSecond: [
-    (v) => isNumber(v) && v > 0 && v < Infinity,
-    'a number of requests per second > 0',
-  ],
-};
-
-const FALSE_OR_OBJECT: Rule = [(v) => v === false || isObject(v), 'false or an object'];
-
-const CLIENT_RULES: Rules = {
-  ...REQUEST_RULES,
+export const CLIENT_SCHEMA: Schema<RetryOptions, Unset | Group | 'store'> = {
+  ...REQUEST_SCHEMA,
   retryBudget: FALSE_OR_OBJECT,
   circuitBreaker: FALSE_OR_OBJECT,
   pacing: FALSE_OR_OBJECT,
@@ -164,14 +107,70 @@ const CLIENT_RULES: Rules = {
   ],
 };
 
+export const KEY_SCHEMA: Schema<IdempotencyKeyOptions> = {
+  header: [
+    (v) => typeof v === 'string' && /^[\w!#$%&'*+.^`|~-]+$/.test(v),
+    'a header name',
+    'Idempotency-Key',
+  ],
+  methods: [...METHODS, Object.freeze(['POST', 'PATCH'])],
+  generate: [...FUNCTION, (): string => uuidv4()],
+};
+
+export const BUDGET_SCHEMA: Schema<RetryBudgetOptions> = {
+  ratio: [(v) => isNumber(v) && v >= 0 && v <= 1, 'a number from 0 to 1', 0.1],
+  minRetriesPerSecond: [isFiniteAtLeast0, 'a number ≥ 0', 10],
+  windowMs: [...POSITIVE_MS, 10_000],
+};
+
+// The numbers are chosen with the benchmarks; the README says why.
+export const BREAKER_SCHEMA: Schema<CircuitBreakerOptions, 'onStateChange'> = {
+  failureRatio: [(v) => isNumber(v) && v > 0 && v <= 1, 'a number greater than 0, up to 1', 1],
+  minimumThroughput: [(v) => Number.isInteger(v) && (v as number) >= 1, 'a whole number ≥ 1', 10],
+  windowMs: [...POSITIVE_MS, 1000],
+  breakDurationMs: [...POSITIVE_MS, 500],
+  maxBreakDurationMs: [...POSITIVE_MS, 2000],
+  onStateChange: FUNCTION,
+};
+
+export const PACING_SCHEMA: Schema<PacingOptions> = {
+  growthPerSecond: [isFiniteAtLeast0, 'a number ≥ 0', 0.05],
+  healthyAfterMs: [...MS, 5000],
+  minRatePerSecond: [
+    (v) => isNumber(v) && v > 0 && v < Infinity,
+    'a number of requests per second > 0',
+    0.5,
+  ],
+};
+
+/** The defaults of the options that have one. Frozen. */
+export const DEFAULT_OPTIONS: Readonly<
+  Required<
+    Omit<
+      RequestRetryOptions,
+      'shouldRetry' | 'deadlineMs' | 'idempotencyKey' | 'onRetry' | 'propagate' | 'retryDelay'
+    >
+  > & { idempotencyKey: false }
+> = defaultsOf(REQUEST_SCHEMA);
+export const DEFAULT_IDEMPOTENCY_KEY: ResolvedIdempotencyKey = defaultsOf(KEY_SCHEMA);
+export const DEFAULT_RETRY_BUDGET: RetryBudgetSettings = defaultsOf(BUDGET_SCHEMA);
+export const DEFAULT_CIRCUIT_BREAKER: CircuitBreakerSettings = defaultsOf(BREAKER_SCHEMA);
+export const DEFAULT_PACING: PacingSettings = defaultsOf(PACING_SCHEMA);
+
+/** The options of one call, validated, with every default filled in (`methods` in upper case). */
+export type ResolvedOptions = Readonly<
+  Omit<typeof DEFAULT_OPTIONS, 'idempotencyKey'> &
+    Pick<RequestRetryOptions, Unset> & { idempotencyKey: ResolvedIdempotencyKey | false }
+>;
+
 /** A client-level option group: `false`, or its defaults overridden by what was given. */
 function group<T extends object>(
   given: object | false | undefined,
   defaults: T,
-  rules: Rules,
+  schema: AnySchema,
   path: string,
 ): T | false {
-  return given === false ? false : { ...defaults, ...checked(given ?? {}, rules, path) };
+  return given === false ? false : { ...defaults, ...checked(given ?? {}, schema, path) };
 }
 
 function shown(value: unknown): string {
@@ -190,22 +189,22 @@ export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
 }
 
 /**
- * Checks each field of `given` against `rules`, naming a bad one by its full path (`path` is
+ * Checks each field of `given` against its rule in `schema`, naming a bad one by its full path (`path` is
  * e.g. `retry.` or `retryBudget.`); returns the fields that are set (an `undefined` field takes
  * the default, rather than overriding it).
  */
-function checked(given: unknown, rules: Rules, path: string): Record<string, unknown> {
+function checked(given: unknown, schema: AnySchema, path: string): Record<string, unknown> {
   const set: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(
     ruled(path.slice(0, -1) || 'options', [isObject, 'an object'], given) as object,
   )) {
-    const rule = rules[name];
-    if (!rule) {
+    const field = schema[name];
+    if (!field) {
       throw optionError(
-        `unknown option \`${path}${name}\`; the options are ${Object.keys(rules).join(', ')}`,
+        `unknown option \`${path}${name}\`; the options are ${Object.keys(schema).join(', ')}`,
       );
     }
-    if (value !== undefined) set[name] = ruled(path + name, rule, value);
+    if (value !== undefined) set[name] = ruled(path + name, field as Rule, value);
   }
   return set;
 }
@@ -238,7 +237,7 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
         ? DEFAULT_IDEMPOTENCY_KEY
         : key && {
             ...DEFAULT_IDEMPOTENCY_KEY,
-            ...checked(key, KEY_RULES, `${path}idempotencyKey.`),
+            ...checked(key, KEY_SCHEMA, `${path}idempotencyKey.`),
             methods: upperCase(key.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods),
           },
   };
@@ -258,7 +257,7 @@ export interface ClientSettings {
 export function resolveClientOptions(options: RetryOptions = {}): ClientSettings {
   const { retryBudget, circuitBreaker, pacing, store, ...given } = checked(
     options,
-    CLIENT_RULES,
+    CLIENT_SCHEMA,
     '',
   ) as RetryOptions;
   // The longest break follows a longer break given alone.
@@ -271,7 +270,7 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
         (circuitBreaker || undefined)?.breakDurationMs ?? 0,
       ),
     },
-    BREAKER_RULES,
+    BREAKER_SCHEMA,
     'circuitBreaker.',
   );
   if (breaker && breaker.maxBreakDurationMs < breaker.breakDurationMs) {
@@ -282,9 +281,9 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
   return {
     given,
     options: resolve(given, ''),
-    budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_RULES, 'retryBudget.'),
+    budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_SCHEMA, 'retryBudget.'),
     circuitBreaker: breaker,
-    pacing: group(pacing, DEFAULT_PACING, PACING_RULES, 'pacing.'),
+    pacing: group(pacing, DEFAULT_PACING, PACING_SCHEMA, 'pacing.'),
     store,
   };
 }
@@ -300,5 +299,5 @@ export function resolveRequestOptions(
   if (perRequest === undefined) return client.options;
   if (perRequest === false) return false;
   // The client's own options (retryBudget, …) are unknown here, and named so.
-  return resolve({ ...client.given, ...checked(perRequest, REQUEST_RULES, 'retry.') }, 'retry.');
+  return resolve({ ...client.given, ...checked(perRequest, REQUEST_SCHEMA, 'retry.') }, 'retry.');
 }

@@ -1,10 +1,7 @@
 import type { OutcomeCounts } from './outcome-window';
+import type { PacingSettings } from './types';
 
-export interface PacingSettings {
-  readonly growthPerSecond: number;
-  readonly healthyAfterMs: number;
-  readonly minRatePerSecond: number;
-}
+export type { PacingSettings };
 
 /**
  * The send schedule of one scope (pure; the clock and `random` are given).

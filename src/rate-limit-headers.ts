@@ -32,66 +32,94 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
   // Draft 7: `limit=100, remaining=0, reset=30`.
   const dictionary = /(?:^|[,;\s])remaining=(\d+)/.exec(field);
   if (dictionary) {
-    const reset = /(?:^|[,;\s])reset=(\d+)/.exec(field);
-    return { remaining: Number(dictionary[1]), ...(reset ? { reset: Number(reset[1]) } : {}) };
+    return {
+      remaining: Number(dictionary[1]),
+      reset: whole(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
+    };
   }
   // Draft 8 and later: `"default";r=0;t=30, "daily";r=900;t=3600`: the policy with least left.
   let best: { remaining?: number; reset?: number } = {};
   for (const item of field.split(',')) {
     const r = /;\s*r=(\d+)/.exec(item);
     if (!r) continue;
-    const t = /;\s*t=(\d+)/.exec(item);
     const remaining = Number(r[1]);
     if (best.remaining === undefined || remaining < best.remaining) {
-      best = { remaining, ...(t ? { reset: Number(t[1]) } : {}) };
+      best = { remaining, reset: whole(/;\s*t=(\d+)/.exec(item)?.[1]) };
     }
   }
   return best;
 }
 
 /**
- * The rate limit a response announces, from `RateLimit` (IETF drafts 7 and 8+),
- * `RateLimit-Remaining` / `RateLimit-Reset`, or `X-RateLimit-Remaining` / `X-RateLimit-Reset`
- * (delta-seconds, or epoch seconds measured against the response's `Date`). Malformed values
- * are ignored; `undefined` when the response says nothing.
+ * A dialect of separate rate-limit headers: the names (lower case) of those it sends, `''` for
+ * one it does not. Its reset is delta-seconds; with `epoch`, a number large enough to be a Unix
+ * time (in seconds, or in milliseconds) is one, measured against the response's `Date`.
+ * `shared` names a header that says the quota is one policy of the API, shared by every route
+ * of the origin.
+ */
+type Dialect = readonly [
+  remaining: string,
+  reset: string,
+  limit: string,
+  epoch?: boolean,
+  shared?: string,
+];
+
+/**
+ * The dialects read after the IETF `RateLimit` field, in the order they are believed, field by
+ * field: the first that says a field wins. Reading a new dialect is adding its entry here.
+ */
+const DIALECTS: readonly Dialect[] = [
+  // Early IETF drafts (express-rate-limit's `draft-6`).
+  ['ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit'],
+  // GitHub's and most APIs'; GitHub names the quota's policy in `X-RateLimit-Resource`.
+  ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit', true, 'x-ratelimit-resource'],
+  // X's (Twitter's) reset.
+  ['', 'x-rate-limit-reset', '', true],
+];
+
+/**
+ * The name of every header a rate limit is read from: `RateLimit`, `RateLimit-Policy` and the
+ * dialects' (with their `''` and `true`, which no header name equals). A response with none of
+ * them announces no rate limit.
+ */
+export const RATE_LIMIT_HEADERS: ReadonlySet<unknown> = new Set([
+  'ratelimit',
+  'ratelimit-policy',
+  ...DIALECTS.flat(),
+]);
+
+/**
+ * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
+ * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined`
+ * when the response says neither what is left nor when the quota resets.
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
   const field = header('ratelimit');
-  const combined = field === undefined ? {} : fromRateLimitField(field);
-  const remaining =
-    combined.remaining ??
-    whole(header('ratelimit-remaining')) ??
-    whole(header('x-ratelimit-remaining'));
-  let reset = combined.reset ?? whole(header('ratelimit-reset'));
-  let resetMs = reset === undefined ? undefined : reset * 1000;
-  if (resetMs === undefined) {
-    reset = whole(header('x-ratelimit-reset') ?? header('x-rate-limit-reset'));
-    if (reset !== undefined && reset >= EPOCH_SECONDS) {
-      const at = reset >= EPOCH_MS ? reset : reset * 1000;
-      resetMs = at - serverNowOf(header('date'), now, true);
-    } else if (reset !== undefined) resetMs = reset * 1000;
-  }
-  if (resetMs !== undefined) resetMs = serverWait(resetMs);
-  if (remaining === undefined && resetMs === undefined) return undefined;
-  // The quota itself: `limit=` (draft 7), `q=` or a bare number in `RateLimit-Policy`, or the
-  // separate `*-Limit` headers; its period from the policy's `w=`.
   const named = header('ratelimit-policy');
   const policy = named ?? '';
-  const limit =
+  let { remaining, reset } = field === undefined ? {} : fromRateLimitField(field);
+  let resetMs = reset && reset * 1000;
+  // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
+  // policy's `w=`.
+  let limit =
     whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
-    whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]) ??
-    whole(header('ratelimit-limit')) ??
-    whole(header('x-ratelimit-limit'));
+    whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
   const period = whole(/;\s*w=(\d+)/.exec(policy)?.[1]);
-  return {
-    ...(remaining === undefined ? {} : { remaining }),
-    ...(resetMs === undefined ? {} : { resetMs }),
-    ...(limit === undefined ? {} : { limit }),
-    ...(period === undefined ? {} : { periodMs: period * 1000 }),
-    ...(named !== undefined || header('x-ratelimit-resource') !== undefined
-      ? { shared: true }
-      : {}),
-  };
+  let shared = named !== undefined;
+  for (const [left, resets, quota, epoch, sharing] of DIALECTS) {
+    remaining ??= whole(header(left));
+    limit ??= whole(header(quota));
+    reset = resetMs === undefined ? whole(header(resets)) : undefined;
+    if (reset !== undefined && epoch && reset >= EPOCH_SECONDS) {
+      resetMs = (reset >= EPOCH_MS ? reset : reset * 1000) - serverNowOf(header('date'), now, true);
+    } else resetMs ??= reset && reset * 1000;
+    shared ||= header(sharing ?? '') !== undefined;
+  }
+  resetMs = resetMs === undefined ? undefined : serverWait(resetMs);
+  return remaining === undefined && resetMs === undefined
+    ? undefined
+    : { remaining, resetMs, limit, periodMs: period && period * 1000, shared: shared || undefined };
 }
 
 /**

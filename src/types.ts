@@ -286,6 +286,21 @@ export interface RetryOptions extends RequestRetryOptions {
   store?: LoadControlStore;
 }
 
+/** `IdempotencyKeyOptions` with every default filled in (`methods` in upper case). */
+export type ResolvedIdempotencyKey = Readonly<Required<IdempotencyKeyOptions>>;
+
+/** `RetryBudgetOptions` with every default filled in. */
+export type RetryBudgetSettings = Readonly<Required<RetryBudgetOptions>>;
+
+/** `CircuitBreakerOptions` with every default filled in (`onStateChange` has none). */
+export type CircuitBreakerSettings = Readonly<
+  Required<Omit<CircuitBreakerOptions, 'onStateChange'>> &
+    Pick<CircuitBreakerOptions, 'onStateChange'>
+>;
+
+/** `PacingOptions` with every default filled in. */
+export type PacingSettings = Readonly<Required<PacingOptions>>;
+
 declare module 'axios' {
   interface AxiosRequestConfig {
     /** Per-request retry options, or `false` to turn retries off for this request. */

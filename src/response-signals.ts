@@ -1,0 +1,62 @@
+import type { AxiosResponse } from 'axios';
+import {
+  RATE_LIMIT_HEADERS,
+  type RateLimit,
+  readRateLimit,
+  throttleStatus,
+} from './rate-limit-headers';
+import { retryAfterMs } from './retry-after';
+import { serverAdvice } from './server-signals';
+
+/** What a response says of its origin's limits and of retrying it, its headers read once. */
+export interface ResponseSignals {
+  /** The status, GitHub's rate-limit `403` read as the `429` it is. */
+  readonly status: number;
+  readonly rateLimit: RateLimit | undefined;
+  /**
+   * The server's wait, capped at a day: `Retry-After` (else `X-RateLimit-Retry-After`), else the
+   * rate limit's reset.
+   */
+  readonly waitMs: number | undefined;
+  /** What the server said of retrying (server-signals.ts). */
+  readonly advice: boolean | number | undefined;
+}
+
+// Read once per response: the gate and the retry policy both ask.
+const read = new WeakMap<AxiosResponse, ResponseSignals>();
+
+/**
+ * A success whose headers name no rate-limit dialect: it says nothing of limits, and the
+ * success path reads no more of it.
+ */
+export const isPlainSuccess = (response: AxiosResponse): boolean =>
+  response.status < 400 &&
+  !Object.keys(response.headers ?? {}).some((name) => RATE_LIMIT_HEADERS.has(name.toLowerCase()));
+
+/**
+ * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
+ * HTTP dates are read against.
+ */
+export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
+  let signals = read.get(response);
+  if (signals) return signals;
+  const headers: Record<string, string> = {};
+  const given = (response.headers ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    const value = given[name];
+    if (value !== undefined && value !== null && value !== false) {
+      headers[name.toLowerCase()] = String(value);
+    }
+  }
+  const header = (name: string): string | undefined => headers[name];
+  const rateLimit = readRateLimit(header, wallNow);
+  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
+  signals = {
+    status: throttleStatus(response.status, rateLimit, retryAfter),
+    rateLimit,
+    waitMs: retryAfterMs(retryAfter, headers.date, wallNow) ?? rateLimit?.resetMs,
+    advice: serverAdvice(header),
+  };
+  read.set(response, signals);
+  return signals;
+}
