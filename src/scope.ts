@@ -27,7 +27,7 @@ export interface Scope {
   /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
   readonly shared: boolean;
   readonly pacer: Pacer;
-  /** The version of the shared state known here. */
+  /** The version of the shared state the store last reported (a change made here counts once it does). */
   version: number;
   inFlight: number;
   /** Successes per second measured while the scope was healthy. */
@@ -108,14 +108,9 @@ export function newScope(
   const { circuitBreaker, random, store } = settings;
   const window = createOutcomeWindow(PACING_WINDOW_MS);
   const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
-  const update = (make: (s: SharedScope) => SharedScope): SharedScope => {
-    const next = store.update(name, sharedOf(scope), (s) => ({
-      ...make(s),
-      version: s.version + 1,
-    }));
-    scope.version = next.version;
-    return next;
-  };
+  // The version stays the store's: the store reports the state it left, with its version.
+  const update = (make: (s: SharedScope) => SharedScope): SharedScope =>
+    store.update(name, sharedOf(scope), (s) => ({ ...make(s), version: s.version + 1 }));
   const scope: Scope = {
     ...{ name, parent, window, shared, breaker: undefined, version: 0 },
     pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {

@@ -32,9 +32,10 @@ export interface LoadControlStore {
    */
   clockOffset(): number;
   /**
-   * Makes `change` on `current` (the state as known here) and returns the result at once; a
-   * remote store then makes it atomically where it keeps the state, and reports the state it
-   * left there through `watch` when that differs from the result returned.
+   * Makes `change` on `current` (the state as known here, with the version the store last
+   * reported) and returns the result at once; a remote store then makes it atomically where it
+   * keeps the state (again on the latest state, if `current` is not), and reports the state it
+   * left there, with its version, through `watch`.
    */
   update(key: string, current: SharedScope, change: ScopeChange): SharedScope;
   /**
@@ -42,7 +43,7 @@ export interface LoadControlStore {
    * A remote store that has none asks for it, and reports it through `watch`.
    */
   latest(key: string): SharedScope | undefined;
-  /** Calls `listener` with the latest state of a scope another client changed. Returns its removal. */
+  /** Calls `listener` with the latest state of a scope, changed here or by another client. Returns its removal. */
   watch(listener: (key: string, state: SharedScope) => void): () => void;
   /**
    * Takes the probe lease of a scope for `ttlMs`: whether this client sends the one probe the
