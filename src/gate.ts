@@ -14,7 +14,7 @@ import { originOf } from './origin';
 import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
 import { retryAfterMs } from './retry-after';
 import { routeOf } from './route';
-import { sleep } from './sleep';
+import { type Interruption, sleep } from './sleep';
 import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from './stop';
 import type { StopReason } from './types';
 
@@ -142,39 +142,6 @@ export function observeFailure(
   );
 }
 
-const WOKEN = Symbol('woken');
-
-/** Waits until `until`, or until `subscribe`'s wake; rejects if the call is aborted. */
-async function waitUntil(
-  until: number,
-  config: InternalAxiosRequestConfig,
-  subscribe: (wake: () => void) => () => void,
-): Promise<void> {
-  let woken = false;
-  const cancellation = cancellationOf(config);
-  try {
-    await sleep(
-      until - now(),
-      {
-        subscribe(interrupt) {
-          const unsubscribeWake = subscribe(() => {
-            woken = true;
-            interrupt();
-          });
-          const unsubscribeCancel = cancellation?.subscribe(interrupt);
-          return () => {
-            unsubscribeWake();
-            unsubscribeCancel?.();
-          };
-        },
-      },
-      () => (woken ? WOKEN : cancellationError(config)),
-    );
-  } catch (error) {
-    if (error !== WOKEN) throw error;
-  }
-}
-
 /** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
 interface Bound {
   readonly latest: number;
@@ -232,6 +199,23 @@ function gateError(
   return error;
 }
 
+/** Wakes a wait at the gate once a breaker of `scopes` changes, or (`forSlot`) once it is no longer paced. */
+function wakeOn(
+  control: LoadControl,
+  scopes: readonly (Scope | undefined)[],
+  startedAt: number,
+  forSlot = false,
+): Interruption {
+  return {
+    subscribe(wake) {
+      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
+      return () => {
+        for (const unsubscribe of unsubscribes) unsubscribe?.();
+      };
+    },
+  };
+}
+
 /**
  * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
  * the success path), else a promise; rejects with the gate's error.
@@ -248,14 +232,9 @@ function pass(
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const startedAt = config.retryState?.startedAt ?? start;
-  const subscribe =
-    (scopes: readonly (Scope | undefined)[], forSlot: boolean) =>
-    (wake: () => void): (() => void) => {
-      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
-      return () => {
-        for (const unsubscribe of unsubscribes) unsubscribe?.();
-      };
-    };
+  // Until `until`, or until `wake`; rejects if the call is canceled.
+  const waitUntil = (until: number, wake: Interruption): Promise<void> =>
+    sleep(until - now(), cancellationOf(config), () => cancellationError(config), undefined, wake);
   const stop = (code: GateCode, at: number, reason = bound.reason): GateError =>
     gateError(config, code, origin, {
       reason,
@@ -267,7 +246,7 @@ function pass(
         const { pass: held } = v;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
-          await waitUntil(v.at, config, subscribe([held.origin, held.route], true));
+          await waitUntil(v.at, wakeOn(control, [held.origin, held.route], startedAt, true));
         } catch (error) {
           control.settle(held, now(), { result: undefined, sentAt: now() });
           throw error;
@@ -287,7 +266,7 @@ function pass(
       if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
         throw stop(ERR_CIRCUIT_OPEN, expected);
       }
-      await waitUntil(Math.min(v.until, bound.latest), config, subscribe([v.scope], false));
+      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
     }
   })();
 }
