@@ -5,6 +5,7 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import { clampTimeout } from './attempt-deadline';
+import type { CallSettings } from './call-settings';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
 import { now } from './clock';
@@ -51,7 +52,7 @@ export function gateStopOf(error: unknown): GateStop | undefined {
 }
 
 /** The adapter an attempt's config holds, unwrapped. */
-export function adapterOf(config: InternalAxiosRequestConfig): unknown {
+function adapterOf(config: InternalAxiosRequestConfig): unknown {
   const adapter = config.adapter as Partial<Gated> | undefined;
   return adapter?.[ORIGINAL] ?? adapter;
 }
@@ -158,13 +159,13 @@ interface Bound {
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
-  options: ResolvedOptions | false,
-  maxRetryAfterMs: number,
+  { retry, settings }: CallSettings,
   start: number,
   latencyMs: number,
 ): Bound {
   const state = config.retryState;
-  const deadlineMs = options ? options.deadlineMs : undefined;
+  // A call with retries off has no deadline.
+  const deadlineMs = retry ? retry.deadlineMs : undefined;
   const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
   const end = waitsForBreaker
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
@@ -172,7 +173,7 @@ function boundOf(
       ? start + config.timeout
       : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
-  const byWait = start + (options ? options.maxRetryAfterMs : maxRetryAfterMs);
+  const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
   return { latest, reason, end, waitsForBreaker };
@@ -252,8 +253,8 @@ function pass(
           throw error;
         }
         if (control.isStillAdmitted(held)) return held;
-        // A breaker opened, or the rate was cut, while the attempt waited for its slot: back to
-        // the gate.
+        // A breaker opened, or the rate was cut, while the attempt waited for its slot: it goes
+        // back to the gate.
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
@@ -275,13 +276,12 @@ function pass(
  * An adapter that sends through `adapter` (a function, or names for axios's `getAdapter`) once the
  * gate lets the attempt go; `undefined` when this axios cannot resolve `adapter`.
  */
-export function gatedAdapter(
+function gatedAdapter(
   adapter: unknown,
   control: LoadControl,
-  options: ResolvedOptions | false,
-  statusCodes: readonly number[],
-  maxRetryAfterMs: number,
+  call: CallSettings,
 ): AxiosAdapter | undefined {
+  const { statusCodes } = call.settings;
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
@@ -309,7 +309,7 @@ export function gatedAdapter(
       return sent;
     };
     const start = now();
-    const bound = boundOf(config, options, maxRetryAfterMs, start, control.latencyOf(origin));
+    const bound = boundOf(config, call, start, control.latencyOf(origin));
     const passed = pass(control, origin, route, config, bound, start);
     if (!(passed instanceof Promise)) return sendThrough(passed);
     return passed.then((held) => {
@@ -324,4 +324,30 @@ export function gatedAdapter(
     });
   };
   return Object.assign(gated, { [ORIGINAL]: adapter });
+}
+
+/** Sends an attempt through the gate of its origin, in place of its adapter. */
+export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => void;
+
+/**
+ * The gate of a client's calls. The wrapper of each adapter under the client's own settings is
+ * made once and kept, so the success path builds none; a call with settings of its own gets a
+ * wrapper of its own.
+ */
+export function createGate(
+  control: LoadControl,
+  clientOptions: ResolvedOptions,
+  defaultAdapter: () => unknown,
+): Gate {
+  const shared = new WeakMap<object, AxiosAdapter | undefined>();
+  return (config, call) => {
+    const adapter = adapterOf(config) ?? defaultAdapter();
+    const cacheable = call.retry === clientOptions && adapter instanceof Object;
+    let gated = cacheable ? shared.get(adapter) : undefined;
+    if (!gated) {
+      gated = gatedAdapter(adapter, control, call);
+      if (cacheable) shared.set(adapter, gated);
+    }
+    config.adapter = gated ?? config.adapter;
+  };
 }
