@@ -1,4 +1,5 @@
 import { AxiosError, type InternalAxiosRequestConfig } from 'axios';
+import { cancellationOf } from './cancellation';
 import { MAX_TIMER_MS, setLongTimeout } from './long-timer';
 
 interface BoundAttempt {
@@ -6,11 +7,6 @@ interface BoundAttempt {
   readonly callerSignal: InternalAxiosRequestConfig['signal'];
   readonly release: () => void;
   expired: boolean;
-}
-
-interface CancelTokenLike {
-  subscribe?(listener: () => void): void;
-  unsubscribe?(listener: () => void): void;
 }
 
 // Keyed by the attempt's signal: axios copies a config (and so its signal) from attempt to error.
@@ -24,7 +20,6 @@ const attempts = new WeakMap<object, BoundAttempt>();
  */
 export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): void {
   const callerSignal = config.signal;
-  const token = config.cancelToken as CancelTokenLike | undefined;
   if (typeof AbortController !== 'function' || callerSignal?.aborted) return;
   const controller = new AbortController();
   // Once aborted (by the bound or by the caller), the bound's timer has nothing left to do: a
@@ -38,16 +33,14 @@ export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): vo
     expired: false,
     release: () => {
       clear();
-      callerSignal?.removeEventListener?.('abort', abort);
-      token?.unsubscribe?.(abort);
+      stopListening?.();
     },
   };
   const clear = setLongTimeout(() => {
     attempt.expired = true;
     abort();
   }, ms);
-  callerSignal?.addEventListener?.('abort', abort);
-  token?.subscribe?.(abort);
+  const stopListening = cancellationOf(config)?.subscribe(abort);
   attempts.set(controller.signal, attempt);
   config.signal = controller.signal;
 }

@@ -5,6 +5,7 @@ import axios, {
   type InternalAxiosRequestConfig,
 } from 'axios';
 import { clampTimeout } from './attempt-deadline';
+import type { CallSettings } from './call-settings';
 import { cancellationError, cancellationOf } from './cancellation';
 import { classifyFailure } from './classify';
 import { now } from './clock';
@@ -13,7 +14,7 @@ import type { ResolvedOptions } from './options';
 import { originOf } from './origin';
 import { isPlainSuccess, signalsOf } from './response-signals';
 import { routeOf } from './route';
-import { sleep } from './sleep';
+import { type Interruption, sleep } from './sleep';
 import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from './stop';
 import type { StopReason } from './types';
 
@@ -50,7 +51,7 @@ export function gateStopOf(error: unknown): GateStop | undefined {
 }
 
 /** The adapter an attempt's config holds, unwrapped. */
-export function adapterOf(config: InternalAxiosRequestConfig): unknown {
+function adapterOf(config: InternalAxiosRequestConfig): unknown {
   const adapter = config.adapter as Partial<Gated> | undefined;
   return adapter?.[ORIGINAL] ?? adapter;
 }
@@ -102,39 +103,6 @@ export function observeFailure(
   );
 }
 
-const WOKEN = Symbol('woken');
-
-/** Waits until `until`, or until `subscribe`'s wake; rejects if the call is aborted. */
-async function waitUntil(
-  until: number,
-  config: InternalAxiosRequestConfig,
-  subscribe: (wake: () => void) => () => void,
-): Promise<void> {
-  let woken = false;
-  const cancellation = cancellationOf(config);
-  try {
-    await sleep(
-      until - now(),
-      {
-        subscribe(interrupt) {
-          const unsubscribeWake = subscribe(() => {
-            woken = true;
-            interrupt();
-          });
-          const unsubscribeCancel = cancellation?.subscribe(interrupt);
-          return () => {
-            unsubscribeWake();
-            unsubscribeCancel?.();
-          };
-        },
-      },
-      () => (woken ? WOKEN : cancellationError(config)),
-    );
-  } catch (error) {
-    if (error !== WOKEN) throw error;
-  }
-}
-
 /** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
 interface Bound {
   readonly latest: number;
@@ -151,13 +119,13 @@ interface Bound {
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
-  options: ResolvedOptions | false,
-  maxRetryAfterMs: number,
+  { retry, settings }: CallSettings,
   start: number,
   latencyMs: number,
 ): Bound {
   const state = config.retryState;
-  const deadlineMs = options ? options.deadlineMs : undefined;
+  // A call with retries off has no deadline.
+  const deadlineMs = retry ? retry.deadlineMs : undefined;
   const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
   const end = waitsForBreaker
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
@@ -165,7 +133,7 @@ function boundOf(
       ? start + config.timeout
       : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
-  const byWait = start + (options ? options.maxRetryAfterMs : maxRetryAfterMs);
+  const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
   return { latest, reason, end, waitsForBreaker };
@@ -192,6 +160,23 @@ function gateError(
   return error;
 }
 
+/** Wakes a wait at the gate once a breaker of `scopes` changes, or (`forSlot`) once it is no longer paced. */
+function wakeOn(
+  control: LoadControl,
+  scopes: readonly (Scope | undefined)[],
+  startedAt: number,
+  forSlot = false,
+): Interruption {
+  return {
+    subscribe(wake) {
+      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
+      return () => {
+        for (const unsubscribe of unsubscribes) unsubscribe?.();
+      };
+    },
+  };
+}
+
 /**
  * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
  * the success path), else a promise; rejects with the gate's error.
@@ -208,14 +193,9 @@ function pass(
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const startedAt = config.retryState?.startedAt ?? start;
-  const subscribe =
-    (scopes: readonly (Scope | undefined)[], forSlot: boolean) =>
-    (wake: () => void): (() => void) => {
-      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
-      return () => {
-        for (const unsubscribe of unsubscribes) unsubscribe?.();
-      };
-    };
+  // Until `until`, or until `wake`; rejects if the call is canceled.
+  const waitUntil = (until: number, wake: Interruption): Promise<void> =>
+    sleep(until - now(), cancellationOf(config), () => cancellationError(config), undefined, wake);
   const stop = (code: GateCode, at: number, reason = bound.reason): GateError =>
     gateError(config, code, origin, {
       reason,
@@ -227,14 +207,14 @@ function pass(
         const { pass: held } = v;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
-          await waitUntil(v.at, config, subscribe([held.origin, held.route], true));
+          await waitUntil(v.at, wakeOn(control, [held.origin, held.route], startedAt, true));
         } catch (error) {
           control.settle(held, now(), { result: undefined, sentAt: now() });
           throw error;
         }
         if (control.isStillAdmitted(held)) return held;
-        // A breaker opened, or the rate was cut, while the attempt waited for its slot: back to
-        // the gate.
+        // A breaker opened, or the rate was cut, while the attempt waited for its slot: it goes
+        // back to the gate.
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
@@ -247,7 +227,7 @@ function pass(
       if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
         throw stop(ERR_CIRCUIT_OPEN, expected);
       }
-      await waitUntil(Math.min(v.until, bound.latest), config, subscribe([v.scope], false));
+      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
     }
   })();
 }
@@ -256,13 +236,12 @@ function pass(
  * An adapter that sends through `adapter` (a function, or names for axios's `getAdapter`) once the
  * gate lets the attempt go; `undefined` when this axios cannot resolve `adapter`.
  */
-export function gatedAdapter(
+function gatedAdapter(
   adapter: unknown,
   control: LoadControl,
-  options: ResolvedOptions | false,
-  statusCodes: readonly number[],
-  maxRetryAfterMs: number,
+  call: CallSettings,
 ): AxiosAdapter | undefined {
+  const { statusCodes } = call.settings;
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
@@ -290,7 +269,7 @@ export function gatedAdapter(
       return sent;
     };
     const start = now();
-    const bound = boundOf(config, options, maxRetryAfterMs, start, control.latencyOf(origin));
+    const bound = boundOf(config, call, start, control.latencyOf(origin));
     const passed = pass(control, origin, route, config, bound, start);
     if (!(passed instanceof Promise)) return sendThrough(passed);
     return passed.then((held) => {
@@ -305,4 +284,30 @@ export function gatedAdapter(
     });
   };
   return Object.assign(gated, { [ORIGINAL]: adapter });
+}
+
+/** Sends an attempt through the gate of its origin, in place of its adapter. */
+export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => void;
+
+/**
+ * The gate of a client's calls. The wrapper of each adapter under the client's own settings is
+ * made once and kept, so the success path builds none; a call with settings of its own gets a
+ * wrapper of its own.
+ */
+export function createGate(
+  control: LoadControl,
+  clientOptions: ResolvedOptions,
+  defaultAdapter: () => unknown,
+): Gate {
+  const shared = new WeakMap<object, AxiosAdapter | undefined>();
+  return (config, call) => {
+    const adapter = adapterOf(config) ?? defaultAdapter();
+    const cacheable = call.retry === clientOptions && adapter instanceof Object;
+    let gated = cacheable ? shared.get(adapter) : undefined;
+    if (!gated) {
+      gated = gatedAdapter(adapter, control, call);
+      if (cacheable) shared.set(adapter, gated);
+    }
+    config.adapter = gated ?? config.adapter;
+  };
 }

@@ -7,17 +7,18 @@ import axios, {
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createRetryBudget, type RetryBudget } from './budget';
 import { CONTEXT_KEY, type FollowInbound } from './call-context';
+import { type CallSettings, settingsOf } from './call-settings';
 import { cancellationError, cancellationOf } from './cancellation';
 import { causeCodeOf, classifyFailure } from './classify';
 import { now as clockNow } from './clock';
-import { adapterOf, type GateStop, gatedAdapter, gateStopOf, observeFailure } from './gate';
+import { createGate, type Gate, type GateStop, gateStopOf, observeFailure } from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { createLoadControl, type LoadControl } from './load-control';
 import { publish } from './metrics';
-import { type ResolvedOptions, resolveClientOptions, resolveRequestOptions } from './options';
+import { type ClientSettings, type ResolvedOptions, resolveClientOptions } from './options';
 import { originOf } from './origin';
-import { type AttemptOutcome, decide, isPacedThrottle } from './policy';
+import { type AttemptOutcome, type Decision, decide, isPacedThrottle } from './policy';
 import { type Reissue, reissueThrough } from './reissue';
 import { releaseResponse } from './release-response';
 import { isReplayableBody } from './replayable-body';
@@ -33,15 +34,6 @@ type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
 function isFailedAttempt(error: unknown): error is FailedAttempt {
   return axios.isAxiosError(error) && !!error.config;
-}
-
-function newState(now: number, idempotencyKey: string | undefined): RetryState {
-  return {
-    retryCount: 0,
-    startedAt: now,
-    delays: [],
-    ...(idempotencyKey ? { idempotencyKey } : {}),
-  };
 }
 
 /**
@@ -122,17 +114,232 @@ function stopped(
   return error;
 }
 
-interface RetryHandlers {
+/** What a client's calls share: its settings, its load control and budget, and how it sends. */
+interface Client {
+  readonly settings: ClientSettings;
   readonly control: LoadControl | undefined;
   readonly budget: RetryBudget | undefined;
-  /**
-   * Request side, first attempt: starts the call's state, stamps the key, records the call in the
-   * budget, clamps the timeout. (A retry, which already has its state, was clamped by onError.)
-   */
+  readonly gate: Gate | undefined;
+  readonly reissue: Reissue;
+}
+
+/** Starts a call's state, and records the call in the retry budget. */
+function startCall(client: Client, now: number, idempotencyKey: string | undefined): RetryState {
+  client.budget?.recordRequest(now);
+  return {
+    retryCount: 0,
+    startedAt: now,
+    delays: [],
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/**
+ * The request side, first attempt: starts the call's state, stamps the key, records the call in
+ * the budget, clamps the timeout, and sends the attempt through the gate. (A retry, which already
+ * has its state, was clamped and gated by `sendRetry`.)
+ */
+function onFirstAttempt(
+  client: Client,
+  config: InternalAxiosRequestConfig,
+): InternalAxiosRequestConfig {
+  if (config.retryState) return config;
+  try {
+    // A server layer's hook (call-context.ts), if one is installed.
+    (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(
+      config,
+      client.settings,
+    );
+    const call = settingsOf(client.settings, config);
+    const now = clockNow();
+    const key = call.retry
+      ? stampIdempotencyKey(config.headers, config.method, call.retry)
+      : undefined;
+    config.retryState = startCall(client, now, key);
+    clampToDeadline(config, call.retry, config.retryState, now);
+    client.gate?.(config, call);
+  } catch (error) {
+    // This interceptor is registered as synchronous (axios then skips a promise per request),
+    // and some axios 1.x versions still send a request whose synchronous interceptor threw.
+    // Failing the adapter instead rejects the call with this error and sends nothing.
+    config.adapter = () => Promise.reject(error);
+  }
+  return config;
+}
+
+/**
+ * Step 1, stop before deciding: ends the call without asking the policy when the gate held the
+ * attempt back or the deadline cut it. Returns the call's state, marked when the server may have
+ * acted on the attempt.
+ */
+function stopBeforeDeciding(
+  failure: FailedAttempt,
+  previous: FailedAttempt | undefined,
+  state: RetryState,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+  options: ResolvedOptions,
+): RetryState {
+  const { config } = failure;
+  const deadlineCut = settleAttempt(config);
+  const { kind, neverSent } = outcome.classification;
+  // A timeout or a cut connection (after it was sent) of a method not harmless to repeat: the
+  // server may have acted on it.
+  if (
+    (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
+    !options.methods.includes(outcome.method)
+  ) {
+    state = { ...state, maybePerformed: true };
+  }
+  // The gate held the attempt back (an open breaker, or no slot before the deadline), so nothing
+  // was sent: a retry stopped so ends with the error of the attempt before it.
+  const gateStop = gateStopOf(failure);
+  if (gateStop) {
+    const last = previous ?? failure;
+    throw stopped(last, last.config, state, gateStop);
+  }
+  if (deadlineCut) {
+    throw stopped(deadlineError(failure, options.deadlineMs), config, state, 'deadline');
+  }
+  return state;
+}
+
+/** Step 2, decide: retry after a delay, or end the call with the policy's reason. */
+async function decideRetry(
+  failure: FailedAttempt,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+  state: RetryState,
+  options: ResolvedOptions,
+  budget: RetryBudget | undefined,
+): Promise<Extract<Decision, { retry: true }>> {
+  // The policy asks shouldRetry only when its answer matters. The answer may be a promise, which
+  // cannot be awaited inside the pure policy: asking ends that decision (before any draw or
+  // charge), and the call is decided again with the answer.
+  let pending: Promise<boolean | undefined> | undefined;
+  const decideWith = (verdict: () => boolean | undefined) =>
+    decide({ ...outcome, verdict }, state, options, budget, clockNow());
+  let decision = decideWith(() => {
+    pending = askShouldRetry(options, failure, state);
+    return pending && false;
+  });
+  if (pending) {
+    const answer = await pending;
+    decision = decideWith(() => answer);
+  }
+  if (!decision.retry) throw stopped(failure, failure.config, state, decision.reason);
+  return decision;
+}
+
+/** Step 3, the next state: the state the retry is sent with. */
+function nextState(
+  state: RetryState,
+  { delayMs, finalAttempt }: Extract<Decision, { retry: true }>,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+): RetryState {
+  return {
+    ...state,
+    retryCount: state.retryCount + 1,
+    delays: [...state.delays, delayMs],
+    ...(finalAttempt ? { finalAttempt } : {}),
+    ...(outcome.classification.neverSent ? { refusedCount: (state.refusedCount ?? 0) + 1 } : {}),
+    ...(isPacedThrottle(outcome) ? { throttledCount: (state.throttledCount ?? 0) + 1 } : {}),
+  };
+}
+
+/**
+ * Step 4, pause: releases the failed attempt's response, sleeps the delay, and calls `onRetry`
+ * once the timer is set. A cancellation during the sleep ends the call.
+ */
+function pause(
+  failure: FailedAttempt,
+  state: RetryState,
+  { retryCount }: RetryState,
+  delayMs: number,
+  options: ResolvedOptions,
+): Promise<void> {
+  const { config } = failure;
+  releaseResponse(failure);
+  return sleep(
+    delayMs,
+    cancellationOf(config),
+    () => stopped(cancellationError(config), config, state, 'canceled'),
+    () => {
+      const event = Object.freeze({ retryCount, delayMs, error: failure, config });
+      publish('retry', () => event);
+      return options.onRetry?.(event);
+    },
+  );
+}
+
+/**
+ * Step 5, send the retry: clamps it to the deadline, sends it through the gate, and settles its
+ * deadline bound. Rejects with the retry's error.
+ */
+async function sendRetry(
+  client: Client,
+  call: CallSettings,
+  config: InternalAxiosRequestConfig,
+  next: RetryState,
+): Promise<AxiosResponse> {
+  const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
+  clampToDeadline(retryConfig, call.retry, next, clockNow());
+  client.gate?.(retryConfig, call);
+  try {
+    const response = await client.reissue(retryConfig);
+    // axios merged the retry's config into a new one. Settle that one (which gives the caller's
+    // signal back to the config the caller sees), and this one too in case another interceptor
+    // swapped the signal.
+    settleAttempt(response.config);
+    settleAttempt(retryConfig);
+    return response;
+  } catch (error) {
+    if (!isFailedAttempt(error)) settleAttempt(retryConfig);
+    throw error;
+  }
+}
+
+/**
+ * The response-error side: the call stops with a reason, or pauses and is sent again, until it
+ * settles.
+ */
+async function onFailure(client: Client, error: unknown): Promise<AxiosResponse> {
+  if (!isFailedAttempt(error)) throw notAnErrorProblem(error) ?? error;
+  const call = settingsOf(client.settings, error.config);
+  let state = error.config.retryState;
+  if (!state) {
+    // Used alone (no request side), the call's state starts at its first failure, and the gate
+    // learns of the first attempt only now.
+    if (client.control) observeFailure(client.control, error, call.settings.statusCodes);
+    const key = readHeader(error.config.headers, idempotencyHeader(call.settings));
+    state = startCall(client, clockNow(), key);
+  }
+  if (!call.retry) throw stopped(error, error.config, state, gateStopOf(error) ?? 'disabled');
+  const options = call.retry;
+  let failure = error;
+  let previous: FailedAttempt | undefined;
+  for (;;) {
+    const outcome = outcomeOf(failure, options, state, client.control);
+    state = stopBeforeDeciding(failure, previous, state, outcome, options);
+    const decision = await decideRetry(failure, outcome, state, options, client.budget);
+    const next = nextState(state, decision, outcome);
+    await pause(failure, state, next, decision.delayMs, options);
+    try {
+      return await sendRetry(client, call, failure.config, next);
+    } catch (retryError) {
+      if (!isFailedAttempt(retryError)) throw retryError;
+      previous = failure;
+      failure = retryError;
+      // The gate may have added to it how long the retry waited.
+      state = failure.config.retryState ?? next;
+    }
+  }
+}
+
+interface RetryHandlers extends Client {
+  /** The request side, first attempt (see `onFirstAttempt`). */
   onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
-  /** Response side, first attempt: ends the attempt's deadline bound. */
+  /** The response side, first attempt: ends the attempt's deadline bound. */
   onResponse(response: AxiosResponse): AxiosResponse;
-  /** Response-error side: stops with a reason, or sleeps and sends the call again, until it settles. */
+  /** The response-error side (see `onFailure`). */
   onError(error: unknown): Promise<AxiosResponse>;
 }
 
@@ -141,188 +348,33 @@ function createRetryHandlers(
   reissue: Reissue,
   defaultAdapter: () => unknown,
 ): RetryHandlers {
-  const client = resolveClientOptions(options);
-  const budget = client.budget ? createRetryBudget(client.budget) : undefined;
+  const settings = resolveClientOptions(options);
   // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
   // charges retries by the same rule either way.
   const control =
-    client.circuitBreaker || client.pacing || client.budget
+    settings.circuitBreaker || settings.pacing || settings.budget
       ? createLoadControl({
-          circuitBreaker: client.circuitBreaker,
-          pacing: client.pacing,
-          random: client.options.random,
-          probeEveryMs: client.options.maxRetryAfterMs,
-          store: client.store,
+          circuitBreaker: settings.circuitBreaker,
+          pacing: settings.pacing,
+          random: settings.options.random,
+          probeEveryMs: settings.options.maxRetryAfterMs,
+          store: settings.store,
         })
       : undefined;
-
-  // The wrapper of each adapter under the client's own options, made once (the success path).
-  const shared = new WeakMap<object, ReturnType<typeof gatedAdapter>>();
-  /** Sends this attempt through the gate of its origin, in place of its adapter. */
-  function gate(config: InternalAxiosRequestConfig, callOptions: ResolvedOptions | false): void {
-    if (!control) return;
-    const adapter = adapterOf(config) ?? defaultAdapter();
-    const cacheable = callOptions === client.options && adapter instanceof Object;
-    let gated = cacheable ? shared.get(adapter) : undefined;
-    if (!gated) {
-      const statusCodes = (callOptions || client.options).statusCodes;
-      gated = gatedAdapter(
-        adapter,
-        control,
-        callOptions,
-        statusCodes,
-        client.options.maxRetryAfterMs,
-      );
-      if (cacheable) shared.set(adapter, gated);
-    }
-    config.adapter = gated ?? config.adapter;
-  }
-
-  function startCall(now: number, idempotencyKey: string | undefined): RetryState {
-    budget?.recordRequest(now);
-    return newState(now, idempotencyKey);
-  }
-
-  return {
+  const handlers: RetryHandlers = {
+    settings,
     control,
-    budget,
-    onRequest(config) {
-      if (config.retryState) return config;
-      try {
-        // A server layer's hook (call-context.ts), if one is installed.
-        (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, client);
-        const callOptions = resolveRequestOptions(client, config.retry);
-        const now = clockNow();
-        const key = callOptions
-          ? stampIdempotencyKey(config.headers, config.method, callOptions)
-          : undefined;
-        config.retryState = startCall(now, key);
-        clampToDeadline(config, callOptions, config.retryState, now);
-        gate(config, callOptions);
-      } catch (error) {
-        // This interceptor is registered as synchronous (axios then skips a promise per request),
-        // and some axios 1.x versions still send a request whose synchronous interceptor threw.
-        // Failing the adapter instead rejects the call with this error and sends nothing.
-        config.adapter = () => Promise.reject(error);
-      }
-      return config;
-    },
-
+    budget: settings.budget ? createRetryBudget(settings.budget) : undefined,
+    gate: control && createGate(control, settings.options, defaultAdapter),
+    reissue,
+    onRequest: (config) => onFirstAttempt(handlers, config),
     onResponse(response) {
       settleAttempt(response.config);
       return response;
     },
-
-    async onError(error) {
-      if (!isFailedAttempt(error)) throw notAnErrorProblem(error) ?? error;
-      let failure = error;
-      const callOptions = resolveRequestOptions(client, failure.config.retry);
-      // Used alone (no request side), the call's state starts at its first failure, and the
-      // gate learns of the first attempt only now.
-      if (!failure.config.retryState && control) {
-        observeFailure(control, failure, (callOptions || client.options).statusCodes);
-      }
-      let state =
-        failure.config.retryState ??
-        startCall(
-          clockNow(),
-          readHeader(failure.config.headers, idempotencyHeader(callOptions || client.options)),
-        );
-      if (!callOptions) {
-        throw stopped(failure, failure.config, state, gateStopOf(failure) ?? 'disabled');
-      }
-
-      let lastAttempt: FailedAttempt | undefined;
-      for (;;) {
-        const { config } = failure;
-        const deadlineCut = settleAttempt(config);
-        const outcome = outcomeOf(failure, callOptions, state, control);
-        const { kind, neverSent } = outcome.classification;
-        // A timeout or a cut connection (after it was sent) of a method not harmless to repeat:
-        // the server may have acted on it.
-        if (
-          (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
-          !callOptions.methods.includes(outcome.method)
-        ) {
-          state = { ...state, maybePerformed: true };
-        }
-        // The gate held the attempt back (open breaker, or no slot before the deadline): nothing
-        // was sent. A retry stopped so keeps the error of the attempt before it.
-        const gateStop = gateStopOf(failure);
-        if (gateStop) {
-          const last = lastAttempt ?? failure;
-          throw stopped(last, last.config, state, gateStop);
-        }
-        if (deadlineCut) {
-          throw stopped(deadlineError(failure, callOptions.deadlineMs), config, state, 'deadline');
-        }
-        // shouldRetry's answer is awaited: asked, it stops this decision (before any draw or
-        // charge), and the call is decided again with the answer.
-        let pending: Promise<boolean | undefined> | undefined;
-        const decideWith = (verdict: () => boolean | undefined) =>
-          decide({ ...outcome, verdict }, state, callOptions, budget, clockNow());
-        let decision = decideWith(() => {
-          pending = askShouldRetry(callOptions, failure, state);
-          return pending && false;
-        });
-        if (pending) {
-          const answer = await pending;
-          decision = decideWith(() => answer);
-        }
-        if (!decision.retry) throw stopped(failure, config, state, decision.reason);
-
-        const { delayMs, finalAttempt } = decision;
-        const next: RetryState = {
-          ...state,
-          retryCount: state.retryCount + 1,
-          delays: [...state.delays, delayMs],
-          ...(finalAttempt ? { finalAttempt } : {}),
-          ...(outcome.classification.neverSent
-            ? { refusedCount: (state.refusedCount ?? 0) + 1 }
-            : {}),
-          ...(isPacedThrottle(outcome) ? { throttledCount: (state.throttledCount ?? 0) + 1 } : {}),
-        };
-        const current = failure;
-        releaseResponse(current);
-        await sleep(
-          delayMs,
-          cancellationOf(config),
-          () => stopped(cancellationError(config), config, state, 'canceled'),
-          () => {
-            const event = Object.freeze({
-              retryCount: next.retryCount,
-              delayMs,
-              error: current,
-              config,
-            });
-            publish('retry', () => event);
-            return callOptions.onRetry?.(event);
-          },
-        );
-
-        const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
-        clampToDeadline(retryConfig, callOptions, next, clockNow());
-        gate(retryConfig, callOptions);
-        try {
-          const response = await reissue(retryConfig);
-          // axios merged the retry's config into a new one: settle that (the caller's signal back
-          // on the config the caller sees), and this one if another interceptor swapped the signal.
-          settleAttempt(response.config);
-          settleAttempt(retryConfig);
-          return response;
-        } catch (retryError) {
-          if (!isFailedAttempt(retryError)) {
-            settleAttempt(retryConfig);
-            throw retryError;
-          }
-          lastAttempt = failure;
-          failure = retryError;
-          // The gate may have added to it how long the retry waited.
-          state = failure.config.retryState ?? next;
-        }
-      }
-    },
+    onError: (error) => onFailure(handlers, error),
   };
+  return handlers;
 }
 
 /**

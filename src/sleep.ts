@@ -1,6 +1,6 @@
 import { setLongTimeout } from './long-timer';
 
-/** Something that can end a sleep early; `subscribe` returns the unsubscribe function. */
+/** Something that can end a wait early; `subscribe` returns the unsubscribe function. */
 export interface Interruption {
   subscribe(onInterrupt: () => void): () => void;
 }
@@ -9,36 +9,51 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 /**
- * Resolves after `ms`, or rejects with `onInterrupt()`'s error as soon as `interruption` fires.
- * Either way the timer and the listener are gone when it settles, so nothing keeps a process alive.
- * A delay longer than a runtime timer holds is waited in full (chained timers), never cut short.
- * `onScheduled` runs once the timer is set, so a test's fake clock can already advance it. What
- * it throws rejects the sleep at once; a promise it returns is waited for as well, and its
- * rejection rejects the sleep the same way.
+ * The one wait of the package: resolves after `ms`, or earlier when `wake` fires, and rejects
+ * with `interruptedError()` as soon as `interruption` fires (a cancellation). Either way the timer
+ * and every listener are gone when it settles, so nothing keeps a process alive. A delay longer
+ * than a runtime timer holds is waited in full (chained timers), never cut short.
+ *
+ * `onScheduled` runs once the timer is set, so that a test's fake clock can already advance it.
+ * What it throws rejects the wait at once; a promise it returns is waited for as well, and its
+ * rejection rejects the wait the same way.
  */
 export function sleep(
   ms: number,
   interruption: Interruption | undefined,
   interruptedError: () => unknown,
   onScheduled?: () => unknown,
+  wake?: Interruption,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    let unsubscribe = (): void => {};
-    // The timer and onScheduled's outcome: the sleep resolves once both are done.
+    const unsubscribes: Array<() => void> = [];
+    const release = (): void => {
+      clear();
+      for (const unsubscribe of unsubscribes) unsubscribe();
+    };
+    // The time being up (or a wake) and onScheduled's outcome: the wait resolves once both are done.
     let pending = 2;
     const done = (): void => {
       if (--pending > 0) return;
-      unsubscribe();
+      release();
       resolve();
     };
+    let waiting = true;
+    const timeUp = (): void => {
+      if (!waiting) return;
+      waiting = false;
+      done();
+    };
     // Timers may fire on the whole millisecond below a fractional delay: round up, never wake early.
-    const clear = setLongTimeout(done, Math.ceil(ms));
+    const clear = setLongTimeout(timeUp, Math.ceil(ms));
     const fail = (error: unknown): void => {
-      clear();
-      unsubscribe();
+      release();
       reject(error);
     };
-    if (interruption) unsubscribe = interruption.subscribe(() => fail(interruptedError()));
+    // A wake ends the wait as if its time had come. It is listened to first, so that an
+    // interruption that fires at once (a call already canceled) removes it too.
+    if (wake) unsubscribes.push(wake.subscribe(timeUp));
+    if (interruption) unsubscribes.push(interruption.subscribe(() => fail(interruptedError())));
     try {
       const scheduled = onScheduled?.();
       if (isThenable(scheduled)) scheduled.then(done, fail);
