@@ -1,6 +1,7 @@
 // A smoke run of one small benchmark scenario (virtual time, seeded): it checks that the bench
 // still runs against the package, and asserts behaviour, never timing.
-import { runLoadControlSmoke, runSmokeBenchmark } from '../bench/smoke';
+import { runFleetSmoke, runLoadControlSmoke, runSmokeBenchmark } from '../bench/smoke';
+import { hasRedisServer, REDIS_MISSING } from '../support/redis-server';
 
 test('a herd of 20 clients rides through 503s with the budget off', async () => {
   const results = await runSmokeBenchmark(20);
@@ -34,3 +35,27 @@ test('the load-control scenarios route calls by path and by instance', async () 
     expect(result.requestsByPath['?']).toBeUndefined();
   }
 });
+
+// Real processes: 2 forked workers, a real limiter on loopback and a real redis-server.
+const fleetTest = hasRedisServer() ? test : test.skip;
+if (!hasRedisServer())
+  console.warn(`bench-smoke: the fleet harness smoke was skipped. ${REDIS_MISSING}`);
+
+fleetTest(
+  'the fleet harness shares a job among forked workers, ours and Bottleneck on Redis',
+  async () => {
+    const results = await runFleetSmoke();
+    expect(results.map((r) => r.contestant)).toEqual([
+      'axios-safe-retry',
+      'Bottleneck 2.19 on Redis',
+    ]);
+    for (const result of results) {
+      // Nothing is throttled at 1 000 req/s: every call made once, by both workers.
+      expect(result).toMatchObject({ calls: 40, failedCalls: 0, workers: 2, requestsSent: 40 });
+    }
+    // Bottleneck keeps its schedule in Redis; our client without a store makes no Redis call.
+    expect(results[0]!.redisCommands).toBe(0);
+    expect(results[1]!.redisCommands).toBeGreaterThan(40);
+  },
+  120_000,
+);

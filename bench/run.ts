@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allContestants } from './contestants';
+import { renderFleetSection, withFleetSection } from './fleet/markdown';
+import { fleet } from './fleet/scenarios';
 import { measureOverhead, type OverheadResult } from './overhead';
 import { describeEnvironment } from './report/environment';
 import { fixed } from './report/format';
-import { renderBenchmarksMarkdown } from './report/markdown';
+import { BENCH_COMMAND, renderBenchmarksMarkdown } from './report/markdown';
 import { renderArrivalChart } from './report/svg';
 import { renderTextTable } from './report/table';
 import { contentionHerd } from './scenarios/contention-herd';
@@ -90,6 +92,14 @@ async function main(): Promise<void> {
     printScenario(report);
     scenarios.push(report);
   }
+  // Real processes on loopback with a real redis-server (issue 15), about 5 minutes:
+  // `npm run bench -- fleet`, or alone with `npm run bench:fleet`. Its own section of BENCHMARKS.md.
+  let fleetReport: ScenarioReport | undefined;
+  if (!only.length || only.some((name) => 'fleet'.includes(name))) {
+    console.log('\n=== Fleet (real processes) ===\n');
+    fleetReport = await fleet({ progress: (line) => console.log(line) });
+    printScenario(fleetReport);
+  }
 
   if (only.length) return;
   console.log('\n=== Overhead (real time) ===\n');
@@ -103,19 +113,24 @@ async function main(): Promise<void> {
     writeFileSync(join(CHARTS_DIR, chart.file), renderArrivalChart(chart));
   }
   const realSeconds = (performance.now() - startedAt) / 1000;
+  const document = renderBenchmarksMarkdown({
+    environment,
+    contestants: allContestants,
+    scenarios,
+    overhead: { table: overhead.table, targets },
+    realSeconds,
+  });
   writeFileSync(
     join(REPO_ROOT, 'BENCHMARKS.md'),
-    renderBenchmarksMarkdown({
-      environment,
-      contestants: allContestants,
-      scenarios,
-      overhead: { table: overhead.table, targets },
-      realSeconds,
-    }),
+    fleetReport
+      ? withFleetSection(document, renderFleetSection(fleetReport, BENCH_COMMAND, environment.date))
+      : document,
   );
-  const checks = [...scenarios.flatMap((scenario) => scenario.targets), ...targets].filter(
-    (check) => check.met !== undefined,
-  );
+  const checks = [
+    ...scenarios.flatMap((scenario) => scenario.targets),
+    ...(fleetReport?.targets ?? []),
+    ...targets,
+  ].filter((check) => check.met !== undefined);
   console.log(`\nTargets met: ${checks.filter((check) => check.met).length} of ${checks.length}`);
   console.log(
     `Wrote BENCHMARKS.md and ${scenarios.flatMap((scenario) => scenario.charts).length} charts in bench/charts/ (${fixed(realSeconds, 0)} s).`,

@@ -1,4 +1,6 @@
 import { contestants, loadControlOff } from './contestants';
+import { runFleet, withFleetEnvironment } from './fleet/fleet';
+import { attempts, failedCalls as fleetFailedCalls } from './fleet/metrics';
 import { simulateHerd } from './scenarios/contention-herd';
 import { completionMs, failedCalls, requestsSent } from './sim/metrics';
 import {
@@ -96,5 +98,47 @@ export async function runLoadControlSmoke(): Promise<LoadControlSmokeResult[]> {
       callsByTarget,
       requestsByPath,
     };
+  });
+}
+
+export interface FleetSmokeResult {
+  readonly contestant: string;
+  readonly calls: number;
+  readonly failedCalls: number;
+  /** Workers that made calls. */
+  readonly workers: number;
+  readonly requestsSent: number;
+  readonly redisCommands: number;
+}
+
+/**
+ * The fleet harness (issue 15), small enough for `npm test`: 2 forked workers, 40 calls, 5 in
+ * flight each, against a real limiter on loopback at 1 000 req/s (nothing throttled) and a real
+ * redis-server, for our defaults and Bottleneck clustered on Redis. Needs redis-server on PATH.
+ */
+export async function runFleetSmoke(): Promise<FleetSmokeResult[]> {
+  const pool = ['axios-safe-retry', 'Bottleneck 2.19 on Redis'] as const;
+  return withFleetEnvironment(async (environment) => {
+    const results: FleetSmokeResult[] = [];
+    for (const contestant of pool) {
+      const run = await runFleet(environment, {
+        contestant,
+        workers: 2,
+        calls: 40,
+        inFlight: 5,
+        retries: 3,
+        limiter: { limit: 1_000, windowMs: 1000, retryAfter: true },
+        timeoutMs: 60_000,
+      });
+      results.push({
+        contestant,
+        calls: run.calls.length,
+        failedCalls: fleetFailedCalls(run),
+        workers: new Set(run.calls.map((call) => call.worker)).size,
+        requestsSent: attempts(run).length,
+        redisCommands: run.redisCommands,
+      });
+    }
+    return results;
   });
 }
