@@ -6,6 +6,7 @@ import { bold, dim, green, heading, print, red, seconds } from './log';
 import { ambiguousWrite } from './stories/ambiguous-write';
 import { dependencyDies } from './stories/dependency-dies';
 import { failoverBlip } from './stories/failover-blip';
+import { manyProcesses } from './stories/many-processes';
 import { rateLimited } from './stories/rate-limited';
 import { riding503s } from './stories/riding-503s';
 import { throughServices } from './stories/through-services';
@@ -22,6 +23,7 @@ const stories: readonly Story[] = [
   failoverBlip,
   dependencyDies,
   rateLimited,
+  manyProcesses,
   ambiguousWrite,
   throughServices,
 ];
