@@ -26,6 +26,14 @@ const entries = [
     platform: 'node',
     limitBytes: 1792,
   },
+  {
+    // axios-safe-retry/redis (issue 15), Node only: the Redis store (its Lua scripts, the codec
+    // that checks what Redis returns, both clients' adapters). ioredis and redis are the app's
+    // own (peer dependencies, never imported). Measured at 3328 B; the budget is 64 B above it.
+    entry: 'dist/redis.mjs',
+    platform: 'node',
+    limitBytes: 3392,
+  },
 ];
 
 let failed = false;
