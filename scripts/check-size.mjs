@@ -29,10 +29,10 @@ const entries = [
   {
     // axios-safe-retry/redis (issue 15), Node only: the Redis store (its Lua scripts, the codec
     // that checks what Redis returns, both clients' adapters). ioredis and redis are the app's
-    // own (peer dependencies, never imported). Measured at 3328 B; the budget is 64 B above it.
+    // own (peer dependencies, never imported). Measured at 3381 B; the budget is 3440 B.
     entry: 'dist/redis.mjs',
     platform: 'node',
-    limitBytes: 3392,
+    limitBytes: 3440,
   },
 ];
 
