@@ -1,8 +1,9 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // The server entry (node:async_hooks) is a bundle of its own: nothing of it reaches the main one.
-  entry: ['src/index.ts', 'src/server.ts'],
+  // The server entry (node:async_hooks) and the Redis store are bundles of their own: nothing of
+  // them reaches the main one.
+  entry: ['src/index.ts', 'src/server.ts', 'src/redis.ts'],
   splitting: false,
   removeNodeProtocol: false,
   format: ['esm', 'cjs'],

@@ -20,6 +20,52 @@ const fixture = join(repo, 'scripts', 'consumer');
 const bin = (name) => join(repo, 'node_modules', '.bin', name);
 const report = createReport();
 
+const REDIS_REQUIRE = `const assert = require('node:assert/strict');
+assert.match(require.resolve('axios-safe-retry/redis'), /node_modules\\/axios-safe-retry\\/dist\\/redis\\.js$/);
+const { createRedisStore } = require('axios-safe-retry/redis');
+assert.throws(() => createRedisStore({}), TypeError);
+assert.equal(require('axios-safe-retry').createRedisStore, undefined);
+`;
+const REDIS_IMPORT = `import assert from 'node:assert/strict';
+import { createRedisStore } from 'axios-safe-retry/redis';
+import * as main from 'axios-safe-retry';
+assert.match(import.meta.resolve('axios-safe-retry/redis'), /\\/dist\\/redis\\.mjs$/);
+assert.throws(() => createRedisStore({}), TypeError);
+assert.equal('createRedisStore' in main, false);
+`;
+// Compiled (not run): the entry's public types, as a user of either client library writes them.
+const REDIS_USAGE = `import {
+  createRedisStore,
+  type RedisClient,
+  type RedisStore,
+  type RedisStoreOptions,
+} from 'axios-safe-retry/redis';
+declare const client: RedisClient;
+const options: RedisStoreOptions = { prefix: 'sync-job', stateTtlMs: 600_000, timeoutMs: 50 };
+export const store: RedisStore = createRedisStore(client, options);
+export const probe: boolean | Promise<boolean> = store.lease('api', 1000);
+export const closed: Promise<void> = store.close();
+`;
+const REDIS_TSCONFIG = `${JSON.stringify(
+  {
+    compilerOptions: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2022'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      skipDefaultLibCheck: true,
+      // A Node-only entry: its users have Node's types (axios' declarations need them or DOM's).
+      types: ['node'],
+    },
+    files: ['usage-redis.ts', 'usage-redis.mts'],
+  },
+  null,
+  2,
+)}\n`;
+
 function checkCommand(name, command, args, options) {
   const result = run(command, args, options);
   report.check(
@@ -115,6 +161,29 @@ if (installed) {
     'TypeScript, axios-safe-retry/server with Node types, moduleResolution nodenext',
     bin('tsc'),
     ['-p', 'tsconfig.server.json'],
+    { cwd: consumer },
+  );
+  // The Redis entry (issue 15): its own files under require and import, its types, and nothing
+  // of it in the main entry. ioredis and redis are optional peers, not installed here: the entry
+  // loads without them.
+  writeFileSync(join(consumer, 'redis.cjs'), REDIS_REQUIRE);
+  writeFileSync(join(consumer, 'redis.mjs'), REDIS_IMPORT);
+  writeFileSync(join(consumer, 'usage-redis.ts'), REDIS_USAGE);
+  writeFileSync(join(consumer, 'usage-redis.mts'), REDIS_USAGE);
+  writeFileSync(join(consumer, 'tsconfig.redis.json'), REDIS_TSCONFIG);
+  checkCommand(
+    'axios-safe-retry/redis: require() and import load dist/redis.*, without ioredis or redis installed, and not from the main entry',
+    process.execPath,
+    [
+      '-e',
+      'require("./redis.cjs"); import("./redis.mjs").catch((e) => { console.error(e); process.exit(1); })',
+    ],
+    { cwd: consumer },
+  );
+  checkCommand(
+    'TypeScript, axios-safe-retry/redis, moduleResolution nodenext (CJS .ts and ESM .mts)',
+    bin('tsc'),
+    ['-p', 'tsconfig.redis.json'],
     { cwd: consumer },
   );
   checkCommand(

@@ -26,6 +26,14 @@ const entries = [
     platform: 'node',
     limitBytes: 1792,
   },
+  {
+    // axios-safe-retry/redis (issue 15), Node only: the Redis store (its Lua scripts, the codec
+    // that checks what Redis returns, both clients' adapters). ioredis and redis are the app's
+    // own (peer dependencies, never imported). Measured at 3381 B; the budget is 3440 B.
+    entry: 'dist/redis.mjs',
+    platform: 'node',
+    limitBytes: 3440,
+  },
 ];
 
 let failed = false;
