@@ -128,7 +128,7 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
     expect(await ttl('clients')).toBeLessThanOrEqual(3000);
   });
 
-  test("watch hears the other clients' changes, not its own", async () => {
+  test("watch hears the other clients' changes, and its own once Redis kept them", async () => {
     const prefix = freshPrefix('watch');
     const [a, b] = await fleet(2, prefix, { timeoutMs: 2000 });
     const heard: Record<'a' | 'b', [string, SharedScope][]> = { a: [], b: [] };
@@ -145,7 +145,27 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
       heard.b.some(([, state]) => state.version === last.version),
     );
     expect(heard.b.at(-1)).toEqual(['api', last]);
-    expect(heard.a).toEqual([]);
+    // a hears only what Redis confirmed of its own changes: the same states, the same versions.
+    await until('a hears its last change confirmed', () =>
+      heard.a.some(([, state]) => state.version === last.version),
+    );
+    expect(heard.a.at(-1)).toEqual(['api', last]);
+    const versions = heard.a.map(([, state]) => state.version);
+    expect(versions).toEqual([...versions].sort((x, y) => x - y));
+  });
+
+  test('latest: a scope met for the first time is read from Redis, and told through watch', async () => {
+    const prefix = freshPrefix('latest');
+    const [a] = await fleet(1, prefix, { timeoutMs: 2000 });
+    const heard: [string, SharedScope][] = [];
+    a!.watch((key, state) => heard.push([key, state]));
+    await admin.send('SET', `${prefix}:scope:api`, encodeScope(scope(7, 40))!);
+    expect(a!.latest('api')).toBeUndefined();
+    await until('a hears the stored state', () => heard.length > 0);
+    expect(heard).toEqual([['api', scope(7, 40)]]);
+    expect(a!.latest('api')).toEqual(scope(7, 40));
+    // A scope Redis has nothing of: nothing is told.
+    expect(a!.latest('other')).toBeUndefined();
   });
 
   test('a change lost to another client comes back through watch, made again on the latest', async () => {

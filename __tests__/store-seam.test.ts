@@ -19,7 +19,8 @@ function fleet(size: number, later = false) {
   const store = (id: number): LoadControlStore => ({
     clockOffset: () => 0,
     update(key, current, change) {
-      const next = change(states.get(key) ?? current);
+      const latest = states.get(key) ?? current;
+      const next = { ...change(latest), version: latest.version + 1 };
       states.set(key, next);
       for (const [other, listener] of listeners) if (other !== id) listener(key, next);
       return next;

@@ -22,6 +22,7 @@ const PACE_FIELDS: Readonly<Record<keyof PaceState, Field>> = {
   decidedAt: 'number',
   cuts: 'number',
   holdUntil: 'number',
+  heldAt: 'number',
   lastSignal: 'number',
   overloadSince: 'number',
   releasing: 'boolean',

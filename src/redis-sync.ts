@@ -32,6 +32,7 @@ export interface ScopeSyncSettings {
 
 export interface ScopeSync {
   update(key: string, current: SharedScope, change: ScopeChange): SharedScope;
+  latest(key: string): SharedScope | undefined;
   watch(listener: Listener): () => void;
   /** A message of the channel. */
   receive(message: string): void;
@@ -90,8 +91,7 @@ async function drain({ settings, chains, tell }: Scopes, key: string, chain: Cha
   try {
     while (chain.pending.length > 0) {
       const batch = chain.pending.splice(0);
-      const local = chain.local;
-      const first = batch[0]?.current ?? local;
+      const first = batch[0]?.current ?? chain.local;
       const base = chain.stored && newer(chain.stored, first) ? chain.stored : first;
       const stored = await write(
         settings,
@@ -101,7 +101,8 @@ async function drain({ settings, chains, tell }: Scopes, key: string, chain: Cha
       );
       chain.stored = stored;
       const settled = chain.pending.length === 0;
-      if (stored && settled && encodeScope(stored) !== encodeScope(local)) tell(key, stored);
+      // The state Redis kept, with its version: ours (confirmed), or another client's.
+      if (stored && settled) tell(key, stored);
     }
   } catch {
     // A change that throws when made again on another state: the write is dropped.
@@ -110,11 +111,32 @@ async function drain({ settings, chains, tell }: Scopes, key: string, chain: Cha
   }
 }
 
+/** How many scopes' latest states are kept (a client keeps as many scopes: `MAX_SCOPES`). */
+const KEPT = 256;
+
 export function scopeSync(settings: ScopeSyncSettings): ScopeSync {
   const listeners = listenerSet();
-  const scopes: Scopes = { settings, chains: new Map(), tell: listeners.tell };
+  // The latest state heard of each scope, oldest first; `undefined` while a read is on its way.
+  const heard = new Map<string, SharedScope | undefined>();
+  const tell = (key: string, state: SharedScope) => {
+    heard.delete(key);
+    heard.set(key, state);
+    if (heard.size > KEPT) heard.delete(heard.keys().next().value as string);
+    listeners.tell(key, state);
+  };
+  const scopes: Scopes = { settings, chains: new Map(), tell };
   const { chains } = scopes;
   return {
+    latest(key) {
+      if (heard.has(key)) return heard.get(key);
+      heard.set(key, undefined);
+      // A scope this client meets for the first time: the fleet may have a state for it.
+      void settings.link.command(['GET', settings.scopeKey(key)]).then((reply) => {
+        const state = reply === UNANSWERED ? undefined : decodeScope(parseJson(reply));
+        if (state && !heard.get(key)) tell(key, state);
+      });
+      return undefined;
+    },
     update(key, current, change) {
       const local = step(current, change);
       let chain = chains.get(key);
@@ -134,7 +156,7 @@ export function scopeSync(settings: ScopeSyncSettings): ScopeSync {
       if (!message || message.client === settings.client) return;
       const chain = chains.get(message.key);
       if (chain && newer(message.state, chain.stored)) chain.stored = message.state;
-      listeners.tell(message.key, message.state);
+      tell(message.key, message.state);
     },
     close: listeners.clear,
   };

@@ -106,6 +106,7 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
   return {
     clockOffset: presence.clockOffset,
     update: sync.update,
+    latest: sync.latest,
     watch: sync.watch,
     async lease(key, ttlMs) {
       const args = ['SET', leaseKey(key), id, 'NX', 'PX', leaseTtl(ttlMs, stateTtlMs)];

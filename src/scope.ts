@@ -108,9 +108,9 @@ export function newScope(
   const { circuitBreaker, random, store } = settings;
   const window = createOutcomeWindow(PACING_WINDOW_MS);
   const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
-  // The version stays the store's: the store reports the state it left, with its version.
+  // The version is the store's to count: it reports the state it kept, with its version.
   const update = (make: (s: SharedScope) => SharedScope): SharedScope =>
-    store.update(name, sharedOf(scope), (s) => ({ ...make(s), version: s.version + 1 }));
+    store.update(name, sharedOf(scope), make);
   const scope: Scope = {
     ...{ name, parent, window, shared, breaker: undefined, version: 0 },
     pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {

@@ -16,7 +16,10 @@ import type { PaceState } from './pacer';
  * Numbers may be ±Infinity (a remote store encodes them).
  */
 export interface SharedScope {
-  /** Counts the changes: a change made on an older version is made again on the latest. */
+  /**
+   * Counts the changes kept by a remote store (which sets it): a change made on an older version
+   * is made again on the latest. The memory store leaves it at 0.
+   */
   readonly version: number;
   readonly pace: PaceState;
   readonly breaker: BreakerState;

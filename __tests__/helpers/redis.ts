@@ -86,6 +86,7 @@ export function scope(version = 0, cuts = 0): SharedScope {
       decidedAt: Number.POSITIVE_INFINITY,
       cuts,
       holdUntil: Number.NEGATIVE_INFINITY,
+      heldAt: Number.NEGATIVE_INFINITY,
       lastSignal: 0,
       overloadSince: Number.POSITIVE_INFINITY,
       releasing: false,
