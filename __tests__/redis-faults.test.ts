@@ -85,6 +85,19 @@ describeRedis.each(LIBRARIES)(
         },
         30_000,
       );
+      // And b's own commands go through again (its command connection reconnects on its own).
+      let confirmed = false;
+      b!.watch((key) => {
+        confirmed ||= key === 'b-only';
+      });
+      await until(
+        'b keeps a change again',
+        () => {
+          b!.update('b-only', scope(), countOne);
+          return confirmed;
+        },
+        30_000,
+      );
       // A restarted server lost the scripts (NOSCRIPT: EVAL instead) and the lease: one wins again.
       const won = await Promise.all([a!.lease('probe', 5000), b!.lease('probe', 5000)]);
       expect(won.filter(Boolean)).toHaveLength(1);

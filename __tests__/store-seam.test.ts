@@ -80,6 +80,22 @@ describe('load control over a shared store', () => {
     expect(slots).toEqual([10, 60, 110]);
   });
 
+  it("the clients' answers to one burst add up: the fleet's rate is what they accepted together", () => {
+    const [a, b] = fleet(2);
+    for (let i = 0; i < 10; i++) send(a!, 0, 'success');
+    for (let i = 0; i < 30; i++) send(b!, 0, 'success');
+    // Both bursts were sent before the first 429 came back (b's answer is old news).
+    send(a!, 0, 'throttled', { status: 429, waitMs: 0 });
+    send(b!, 0, 'throttled', { status: 429, waitMs: 0 });
+    // 10 + 30 accepted: 40 per second for the fleet, 20 for each of the two clients. (Neither
+    // a's 10 × 2 nor b's 30 × 2, nor the larger of the two.)
+    const slots = [0, 1].map(() => {
+      const v = a!.admit(O, ROUTE, 10, Infinity);
+      return v.kind === 'go' ? Math.round(v.at) : NaN;
+    });
+    expect(slots).toEqual([10, 60]);
+  });
+
   it('a client that meets the scope later starts from the state the others left', () => {
     const [a, b] = fleet(2);
     for (let i = 0; i < 4; i++) send(a!, 0, 'failure', { originWide: true });

@@ -101,6 +101,8 @@ export const unpacedState = (settings: PacingSettings): PaceState => ({
   cuts: 0,
   holdUntil: 0,
   heldAt: -Infinity,
+  roundSum: 0,
+  roundReports: 0,
   lastSignal: -Infinity,
   overloadSince: Infinity,
   releasing: false,
@@ -181,7 +183,7 @@ function throttled(
   counts: OutcomeCounts,
   signal: ThrottleSignal,
   replace: boolean,
-  share: number,
+  { share, reported }: { share: number; reported: boolean },
 ): PaceState {
   const d: Draft = { ...settled(s, settings, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
@@ -199,16 +201,28 @@ function throttled(
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
       : undefined;
   if (holdMs !== undefined) hold(d, now, holdMs, replace);
-  // What the scope accepted (this client's successes over its share), or the quota its headers
-  // announce, if that is more: a client that spent its quota in a burst accepted too few to
-  // measure from.
-  const accepted = Math.max(
-    (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs) / share,
-    quotaPerSecond,
-  );
+  // What this client had accepted; over its share, what the scope accepted; or the quota its
+  // headers announce, if that is more: a client that spent its quota in a burst accepted too few
+  // to measure from.
+  const own = (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
+  let accepted = Math.max(own / share, quotaPerSecond);
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
   if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
-  learn(d, settings, now, accepted, sentAt < d.decidedAt + periodMs / 4, waitMs === undefined);
+  const oldNews = sentAt < d.decidedAt + periodMs / 4;
+  if (oldNews && d.base && share < 1 && !quotaPerSecond) {
+    // The other clients' answers to the same burst: what each accepted adds up, once each, and
+    // the clients not heard from yet are counted at the average of those that were. (The largest
+    // of their estimates would win every time, and ratchet the rate up on noise.)
+    if (reported) return d;
+    d.roundSum += own;
+    d.roundReports++;
+    accepted = d.roundSum / d.roundReports / share;
+    pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
+    return d;
+  }
+  learn(d, settings, now, accepted, oldNews, waitMs === undefined);
+  // A decision starts a round: this client's report is its first.
+  if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
   return d;
 }
 
@@ -251,6 +265,8 @@ function learn(
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
+  /** The round (a decision's time) this client reported what it accepted in. */
+  reportedRound: number;
   probedAt: number;
   seenDecision: number;
 }
@@ -301,7 +317,10 @@ export function createPacer(
   sharing?: PaceSharing,
 ): Pacer {
   let state = unpacedState(settings);
-  const own: OwnSchedule = { next: 0, probedAt: -Infinity, seenDecision: Infinity };
+  const own: OwnSchedule = {
+    ...{ next: 0, probedAt: -Infinity, seenDecision: Infinity },
+    reportedRound: Number.NaN,
+  };
   const change = (make: (s: PaceState) => PaceState): void => {
     state = sharing ? sharing.change(make) : make(state);
   };
@@ -331,7 +350,11 @@ export function createPacer(
       return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
     },
     throttle(now, counts, signal, replace) {
-      change((s) => throttled(s, settings, now, counts, signal, replace, share()));
+      const reported = own.reportedRound === state.decidedAt;
+      change((s) =>
+        throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
+      );
+      own.reportedRound = state.decidedAt;
     },
     endHold(now) {
       // The quota reset early: what was learned of its rate (over a wait that did not happen)
@@ -369,6 +392,9 @@ export interface PaceState {
   readonly holdUntil: number;
   /** When the hold was last set: a long one is probed `probeEveryMs` after. */
   readonly heldAt: number;
+  /** What the clients that reported since the last decision had accepted (per second), and how many reported. */
+  readonly roundSum: number;
+  readonly roundReports: number;
   readonly lastSignal: number;
   /** When a pace of overloads began (Infinity: none). */
   readonly overloadSince: number;

@@ -23,6 +23,8 @@ const PACE_FIELDS: Readonly<Record<keyof PaceState, Field>> = {
   cuts: 'number',
   holdUntil: 'number',
   heldAt: 'number',
+  roundSum: 'number',
+  roundReports: 'number',
   lastSignal: 'number',
   overloadSince: 'number',
   releasing: 'boolean',

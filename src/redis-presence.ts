@@ -14,8 +14,13 @@ export const STALE_MS = 3000;
 const CLOCK_WINDOW_MS = 30_000;
 
 export interface Presence {
-  /** How many clients share the store: 1 before the first answer, the last count after. */
+  /**
+   * How many clients share the store: the last heartbeat's count, or more when more were heard
+   * of since (a fleet that starts together is known at its first change, not a beat later).
+   */
   clients(): number;
+  /** Another client was heard of (a change it published). */
+  heard(client: string): void;
   /** The server's clock minus this process's, from the fastest recent round trip (0 before). */
   clockOffset(): number;
   /** Stops the beat and takes this client out of the set. */
@@ -43,6 +48,7 @@ function readBeat(reply: unknown): { clients: number; serverMs: number } | undef
 
 export function startPresence(link: Link, setKey: string, client: string): Presence {
   let count = 1;
+  const others = new Map<string, number>();
   let samples: ClockSample[] = [];
   let beating = false;
 
@@ -69,7 +75,14 @@ export function startPresence(link: Link, setKey: string, client: string): Prese
   void beat();
 
   return {
-    clients: () => count,
+    clients() {
+      const since = now() - STALE_MS;
+      for (const [other, at] of others) if (at < since) others.delete(other);
+      return Math.max(count, others.size + 1);
+    },
+    heard(other) {
+      others.set(other, now());
+    },
     clockOffset() {
       let best: ClockSample | undefined;
       for (const sample of samples) if (!best || sample.roundTrip < best.roundTrip) best = sample;

@@ -28,6 +28,8 @@ export interface ScopeSyncSettings {
   readonly channel: string;
   readonly scopeKey: (key: string) => string;
   readonly ttlMs: number;
+  /** Another client was heard of. */
+  readonly heard: (client: string) => void;
 }
 
 export interface ScopeSync {
@@ -154,6 +156,7 @@ export function scopeSync(settings: ScopeSyncSettings): ScopeSync {
     receive(text) {
       const message = decodeMessage(text);
       if (!message || message.client === settings.client) return;
+      settings.heard(message.client);
       const chain = chains.get(message.key);
       if (chain && newer(message.state, chain.stored)) chain.stored = message.state;
       tell(message.key, message.state);

@@ -93,15 +93,16 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
   let closing: Promise<void> | undefined;
   const link = boundedLink(connection, settings.timeoutMs, () => closed);
   const leaseKey = (key: string) => `${prefix}:lease:${key}`;
+  const presence = startPresence(link, `${prefix}:clients`, id);
   const sync = scopeSync({
     link,
     client: id,
     channel: `${prefix}:changes`,
     scopeKey: (key) => `${prefix}:scope:${key}`,
     ttlMs: stateTtlMs,
+    heard: presence.heard,
   });
   const unsubscribe = connection.subscribe(`${prefix}:changes`, sync.receive);
-  const presence = startPresence(link, `${prefix}:clients`, id);
 
   return {
     clockOffset: presence.clockOffset,

@@ -87,6 +87,8 @@ export function scope(version = 0, cuts = 0): SharedScope {
       cuts,
       holdUntil: Number.NEGATIVE_INFINITY,
       heldAt: Number.NEGATIVE_INFINITY,
+      roundSum: 0,
+      roundReports: 0,
       lastSignal: 0,
       overloadSince: Number.POSITIVE_INFINITY,
       releasing: false,
