@@ -117,6 +117,27 @@ describe('load control over a shared store', () => {
     expect(b!.admit(O, ROUTE, after, Infinity).kind).toBe('go');
   });
 
+  it("once the breaker closes, every client releases its share of the fleet's last good rate", () => {
+    const [a, b] = fleet(2);
+    // Each client handled 20 per second (the fleet 40) before the origin failed.
+    for (let t = 0; t < 1000; t += 50) {
+      send(a!, t, 'success');
+      send(b!, t, 'success');
+    }
+    send(a!, 1000, 'failure', { originWide: true });
+    send(b!, 1000, 'failure', { originWide: true });
+    for (let i = 0; i < 4; i++) send(a!, 2100, 'failure', { originWide: true });
+    expect(b!.admit(O, ROUTE, 2100, Infinity).kind).toBe('wait');
+    const probe = a!.admit(O, ROUTE, 2700, Infinity);
+    if (probe.kind === 'go') a!.settle(probe.pass, 2700, ending('success', 2700));
+    // b goes at its share of 40 per second: 20 per second, 50 ms apart.
+    const slots = [0, 1].map(() => {
+      const v = b!.admit(O, ROUTE, 2700, Infinity);
+      return v.kind === 'go' ? Math.round(v.at) : NaN;
+    });
+    expect(slots).toEqual([2700, 2750]);
+  });
+
   it('sends one probe for the whole fleet: the others wait for its answer', () => {
     const [a, b] = fleet(2);
     for (let i = 0; i < 4; i++) send(a!, 0, 'failure', { originWide: true });

@@ -125,9 +125,10 @@ export function newScope(
     const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
     const where = parent ? { origin: parent.name, route } : { origin: name };
     // Released oldest first, at the rate the scope handled before it failed (or spread over a
-    // second when that is unknown); with neither, there is nothing to spread.
+    // second when that is unknown); with neither, there is nothing to spread. Both are this
+    // client's: the rate released is the fleet's, as many times that as clients share it.
     const onClose = (now: number): void => {
-      const rate = scope.lastGoodRate || scope.waiters.size;
+      const rate = (scope.lastGoodRate || scope.waiters.size) * store.clients();
       if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
     };
     (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker(
