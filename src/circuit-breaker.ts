@@ -67,6 +67,8 @@ export interface BreakerSharing {
   unlease(): void;
   /** The lease was answered: the calls waiting for the breaker ask again. */
   wake(): void;
+  /** This client's share of the attempts of the clients sharing the state: 1 over their number. */
+  share(): number;
 }
 
 /** One breaker: the shared state as known here, and what is this client's own. */
@@ -166,7 +168,9 @@ function record(b: Breaker, now: number, result: AttemptResult, isProbe: boolean
   const { successes, failures, throttled } = b.window.counts(now);
   const total = successes + failures + throttled;
   const { minimumThroughput, failureRatio } = b.settings;
-  if (total >= minimumThroughput && failures >= failureRatio * total) trip(b, now);
+  // A client of a fleet sees its share of the attempts: it judges its share of the throughput.
+  const enough = Math.ceil(minimumThroughput * (b.sharing?.share() ?? 1));
+  if (total >= enough && failures >= failureRatio * total) trip(b, now);
 }
 
 export function createCircuitBreaker(

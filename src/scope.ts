@@ -111,11 +111,12 @@ export function newScope(
   // The version is the store's to count: it reports the state it kept, with its version.
   const update = (make: (s: SharedScope) => SharedScope): SharedScope =>
     store.update(name, sharedOf(scope), make);
+  const share = (): number => 1 / Math.max(1, store.clients());
   const scope: Scope = {
     ...{ name, parent, window, shared, breaker: undefined, version: 0 },
     pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {
       change: (make) => update((s) => ({ ...s, pace: make(s.pace) })).pace,
-      share: () => 1 / Math.max(1, store.clients()),
+      share,
     }),
     ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
     waiters: createWaitQueue(),
@@ -138,6 +139,7 @@ export function newScope(
         lease: () => store.lease(name, circuitBreaker.breakDurationMs),
         unlease: () => store.unlease(name),
         wake: () => scope.waiters.wakeAll(),
+        share,
       },
     );
   }
