@@ -16,8 +16,12 @@ const entries = [
     // maybePerformed, exported codes) to 11.6 kB. The 9.25 KiB budget of issue 14 is NOT met:
     // this guard stops it from growing silently while the consolidation of issue 14 pays it back.
     // Issue 17's load-control view (loadControlOf, isolate) and diagnostics_channel metrics
-    // added 635 B (11 869 → 12 504 B): the guard is at 12 504 B plus 40 B of slack.
-    limitBytes: 12_544,
+    // added 635 B (11 869 → 12 504 B). Issue 14's split, one options schema and one header
+    // reader cost about 200 B; the store seam (issue 15: the pacer's and breaker's state as
+    // plain data changed through a store, the probe lease, the fleet's share) about 1.4 kB, to
+    // 14 096 B. The guard is at that plus 48 B of slack: the budget of issue 14 is missed by
+    // 4.6 kB, said in its closing note.
+    limitBytes: 14_144,
   },
   {
     // axios-safe-retry/server (issue 16), Node only: retryLayer, its error handler and the
@@ -29,10 +33,11 @@ const entries = [
   {
     // axios-safe-retry/redis (issue 15), Node only: the Redis store (its Lua scripts, the codec
     // that checks what Redis returns, both clients' adapters). ioredis and redis are the app's
-    // own (peer dependencies, never imported). Measured at 3381 B; the budget is 3440 B.
+    // own (peer dependencies, never imported). Measured at 3583 B (with the scope reads and the
+    // clients heard between heartbeats); the budget is 3.6 KiB.
     entry: 'dist/redis.mjs',
     platform: 'node',
-    limitBytes: 3440,
+    limitBytes: 3686,
   },
 ];
 
