@@ -47,6 +47,9 @@ async function withRedisStore(instance: AxiosInstance, setup: Setup): Promise<Fl
   const load = loadRedisStore();
   if (!load.available) throw new Unavailable(`${STORE_NOT_AVAILABLE} (${load.reason})`);
   const redis = new Redis({ ...spec.redis, lazyConnect: true });
+  // The app's own client: while Redis is stopped on purpose it reports its reconnections here
+  // (without a listener, ioredis logs each one; node-redis would throw).
+  redis.on('error', () => {});
   await redis.connect();
   const store = load.createRedisStore(redis, { prefix: spec.sharedName });
   const optionError = storeOptionError(store);
