@@ -262,6 +262,25 @@ function learn(
   d.growth = settings.growthPerSecond;
 }
 
+/**
+ * A probe of a hold came back with no throttle: the quota reset early, and what was learned of
+ * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
+ */
+function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
+  const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
+  unpace(d, settings);
+  return d;
+}
+
+/** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
+function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
+  const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
+  Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
+  pace(d, settings, now, rate);
+  d.releasing = true;
+  return d;
+}
+
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
@@ -356,24 +375,8 @@ export function createPacer(
       );
       own.reportedRound = state.decidedAt;
     },
-    endHold(now) {
-      // The quota reset early: what was learned of its rate (over a wait that did not happen)
-      // is worth nothing; the scope starts afresh.
-      change((s) => {
-        const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
-        unpace(d, settings);
-        return d;
-      });
-    },
-    release(now, lastGoodRate) {
-      change((s) => {
-        const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
-        Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
-        pace(d, settings, now, lastGoodRate);
-        d.releasing = true;
-        return d;
-      });
-    },
+    endHold: (now) => change((s) => holdEnded(s, settings, now)),
+    release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
   };
 }
 
