@@ -22,7 +22,12 @@ function send(message: ToParent): Promise<void> {
 
 /** axios's HTTP adapter, recording each request it is handed under its call's id. */
 function recordingAdapter(attempts: Map<number, AttemptRecord[]>): AxiosAdapter {
-  const http = axios.getAdapter('http');
+  // `getAdapter` is axios ≥ 1.5.1's; before it the default adapter is the HTTP one, a function
+  // (the axios matrix runs this under axios 1.1).
+  const http =
+    typeof axios.getAdapter === 'function'
+      ? axios.getAdapter('http')
+      : (axios.defaults.adapter as AxiosAdapter);
   return async (config) => {
     const id = Number(config.headers.get(CALL_HEADER));
     const list = attempts.get(id) ?? [];
