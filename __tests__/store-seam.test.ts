@@ -1,6 +1,9 @@
+import axios from 'axios';
+import { attachRetry } from '../src';
 import { createLoadControl, type Ending, type LoadControl } from '../src/load-control';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../src/options';
 import type { LoadControlStore, SharedScope } from '../src/store';
+import { memoryStore } from '../src/store';
 
 // Load control over a store that other clients share: what one client learns, the others act
 // on. The store here is a stand-in in this process, with a remote store's contract (state held
@@ -162,5 +165,21 @@ describe('load control over a shared store', () => {
     await woken;
     const probe = a!.admit(O, ROUTE, after, Infinity);
     expect(probe.kind === 'go' && probe.pass.probes?.length).toBe(1);
+  });
+
+  it('a client detached from its instance stops hearing the store, which outlives it', () => {
+    const store = memoryStore();
+    const listening = new Set<unknown>();
+    const watched = {
+      ...store,
+      watch(listener: (key: string, state: SharedScope) => void) {
+        listening.add(listener);
+        return () => listening.delete(listener);
+      },
+    };
+    const detach = attachRetry(axios.create(), { store: watched });
+    expect(listening.size).toBe(1);
+    detach();
+    expect(listening.size).toBe(0);
   });
 });

@@ -412,6 +412,7 @@ export function attachRetry(instance: AxiosInstance, options?: RetryOptions): ()
   const responseId = instance.interceptors.response.use(handlers.onResponse, handlers.onError);
   return () => {
     attached.delete(instance);
+    handlers.control?.close();
     instance.interceptors.request.eject(requestId);
     instance.interceptors.response.eject(responseId);
   };

@@ -81,6 +81,8 @@ export interface LoadControl {
   scopes(): Iterable<Scope>;
   /** Holds the origin's breaker open (`undefined`: the breaker is off); returns its release. */
   isolate(origin: string): (() => void) | undefined;
+  /** Stops hearing the store: a store outlives the clients it serves (detached ones included). */
+  close(): void;
 }
 
 /** The scopes of one client, and what it knows of their settings. */
@@ -261,15 +263,15 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     settings: scopeSettings,
     pacing: !!settings.pacing,
   };
-  store.watch((key, latest) => {
+  const close = store.watch((key, latest) => {
     const scope = c.scopes.get(key);
     if (scope) adopt(scope, latest, clockNow() + store.clockOffset());
   });
-  return createLoadControlApi(c, store);
+  return { ...createLoadControlApi(c, store), close };
 }
 
 /** The load control of `c`: times given on this client's clock are read on the store's. */
-function createLoadControlApi(c: Control, store: LoadControlStore): LoadControl {
+function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadControl, 'close'> {
   const { scopes } = c;
   return {
     admit(origin, route, now, latest) {
