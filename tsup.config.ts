@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   // The server entry (node:async_hooks) and the Redis store are bundles of their own: nothing of
   // them reaches the main one.
-  entry: ['src/index.ts', 'src/server.ts', 'src/redis.ts'],
+  entry: { index: 'src/index.ts', server: 'src/server/index.ts', redis: 'src/redis/index.ts' },
   splitting: false,
   removeNodeProtocol: false,
   format: ['esm', 'cjs'],

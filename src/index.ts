@@ -1,15 +1,6 @@
-export type { BreakerState } from './circuit-breaker';
-export { attachRetry, retryInterceptor } from './interceptor';
-export {
-  DEFAULT_CIRCUIT_BREAKER,
-  DEFAULT_IDEMPOTENCY_KEY,
-  DEFAULT_OPTIONS,
-  DEFAULT_PACING,
-  DEFAULT_RETRY_BUDGET,
-} from './options';
-export type { PaceState } from './pacer';
-export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './stop';
-export type { LoadControlStore, ScopeChange, SharedScope } from './store';
+export { attachRetry, retryInterceptor } from './axios/interceptor';
+export { isolate, type LoadControlView, loadControlOf, type ScopeView } from './axios/view';
+export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './contract/stop';
 export type {
   CircuitBreakerOptions,
   CircuitBreakerSettings,
@@ -26,5 +17,14 @@ export type {
   RetryOptions,
   RetryState,
   StopReason,
-} from './types';
-export { isolate, type LoadControlView, loadControlOf, type ScopeView } from './view';
+} from './contract/types';
+export type { BreakerState } from './load-control/circuit-breaker';
+export type { PaceState } from './load-control/pacer';
+export type { LoadControlStore, ScopeChange, SharedScope } from './load-control/store';
+export {
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_IDEMPOTENCY_KEY,
+  DEFAULT_OPTIONS,
+  DEFAULT_PACING,
+  DEFAULT_RETRY_BUDGET,
+} from './options/options';

@@ -3,7 +3,7 @@ import axios from 'axios';
 import type Redis from 'ioredis';
 import { attachRetry } from '../../src';
 
-// Issue 15's store lands in src/redis.ts while this benchmark is written: the contestant that
+// Issue 15's store lands in src/redis/index.ts while this benchmark is written: the contestant that
 // uses it runs once `createRedisStore` is there and `attachRetry` takes a `store`, and is skipped
 // with a message until then. Loaded by path at run time, so that this file compiles without it.
 const REDIS_ENTRY = join(__dirname, '..', '..', 'src', 'redis');
@@ -16,7 +16,7 @@ export type StoreLoad =
   | { readonly available: true; readonly createRedisStore: CreateRedisStore }
   | { readonly available: false; readonly reason: string };
 
-/** `src/redis.ts` and its `createRedisStore`, or why not. */
+/** `src/redis/index.ts` and its `createRedisStore`, or why not. */
 export function loadRedisStore(): StoreLoad {
   let entry: Record<string, unknown>;
   try {
@@ -27,12 +27,14 @@ export function loadRedisStore(): StoreLoad {
       String((error as Error).message).includes(REDIS_ENTRY);
     return {
       available: false,
-      reason: missing ? 'src/redis.ts is not there' : `src/redis.ts does not load: ${error}`,
+      reason: missing
+        ? 'src/redis/index.ts is not there'
+        : `src/redis/index.ts does not load: ${error}`,
     };
   }
   const create = entry.createRedisStore;
   if (typeof create !== 'function') {
-    return { available: false, reason: 'src/redis.ts does not export createRedisStore' };
+    return { available: false, reason: 'src/redis/index.ts does not export createRedisStore' };
   }
   return { available: true, createRedisStore: create as CreateRedisStore };
 }

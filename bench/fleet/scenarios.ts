@@ -197,7 +197,7 @@ interface Measured {
   readonly error?: string;
 }
 
-/** Whether the Redis store can run here: `src/redis.ts`, its export, and the `store` option. */
+/** Whether the Redis store can run here: `src/redis/index.ts`, its export, and the `store` option. */
 async function storeAvailability(environment: FleetEnvironment): Promise<string | undefined> {
   const load = loadRedisStore();
   if (!load.available) return load.reason;

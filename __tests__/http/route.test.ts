@@ -1,0 +1,20 @@
+import { routeOf } from '../../src/http/route';
+
+describe('routeOf', () => {
+  it.each([
+    [undefined, '/users/42', 'users/:id'],
+    [undefined, 'http://api.test/users/42?x=1#top', 'users/:id'],
+    ['http://api.test/v1', '/orders/3f2a5c1e-0b6d-4e8a-9c1f-2a3b4c5d6e7f', 'v1/orders/:id'],
+    ['http://api.test/v1/', 'orders/0123456789abcdef0123/items', 'v1/orders/:id/items'],
+    ['http://api.test/v1', 'https://other.test/health', 'health'],
+    [undefined, '/orders', 'orders'],
+    [undefined, '', ''],
+  ])('baseURL %j, url %j: %j', (baseURL, url, route) => {
+    expect(routeOf(baseURL, url)).toBe(route);
+  });
+
+  it('keeps the names of resources: only id-like segments are one route', () => {
+    expect(routeOf(undefined, '/users/me')).not.toBe(routeOf(undefined, '/users/you'));
+    expect(routeOf(undefined, '/users/7')).toBe(routeOf(undefined, '/users/8'));
+  });
+});

@@ -1,0 +1,323 @@
+import fc from 'fast-check';
+import type { OutcomeCounts } from '../../src/load-control/outcome-window';
+import { createPacer, type Pacer, type ThrottleSignal } from '../../src/load-control/pacer';
+
+const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 };
+const counts = (successes: number, failures = 0, spanMs = 1000, throttled = 5): OutcomeCounts => ({
+  successes,
+  failures,
+  throttled,
+  spanMs,
+});
+const PROBE_EVERY_MS = 60_000;
+const pacer = (random = () => 0.5) => createPacer(settings, random, PROBE_EVERY_MS);
+
+/**
+ * Tells `p` of a throttle at `now`: the attempt was sent at `sentAt` (by default `now`, so it
+ * was sent while paced, if `p` was).
+ */
+function throttle(
+  p: Pacer,
+  now: number,
+  c: OutcomeCounts,
+  waitMs: number | undefined,
+  kind: ThrottleSignal['kind'],
+  quotaPerSecond?: number,
+  sentAt = now,
+): void {
+  p.throttle(now, c, { kind, waitMs, quotaPerSecond, sentAt }, false);
+}
+
+/** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
+function slots(p: Pacer, now: number, n: number): number[] {
+  return Array.from({ length: n }, () => Math.round(p.reserve(now, Infinity)));
+}
+
+describe('createPacer', () => {
+  it('paces nothing before a throttle signal', () => {
+    const p = pacer();
+    expect(p.paced).toBe(false);
+    expect(slots(p, 100, 3)).toEqual([100, 100, 100]);
+  });
+
+  it('after a 429 with a wait, spaces sends at the rate the origin accepted over the window', () => {
+    const p = pacer();
+    throttle(p, 0, counts(50), 0, 'limit');
+    expect(p.paced).toBe(true);
+    expect(slots(p, 0, 3)).toEqual([0, 20, 40]); // 50 per second
+  });
+
+  it('measures over at least 100 ms, so a quick burst is not taken for a huge rate', () => {
+    const p = pacer();
+    throttle(p, 20, counts(10, 180, 20), undefined, 'overload');
+    expect(slots(p, 20, 2)).toEqual([20, 30]); // 10 per 100 ms
+  });
+
+  it('an unpaced client whose burst was mostly refused holds every send until the wait is over', () => {
+    const p = pacer();
+    throttle(p, 60, counts(50, 0, 60, 100), 1000, 'limit');
+    // The wait sets the time scale of the measure too: 50 accepted over a second.
+    expect(slots(p, 100, 2)).toEqual([1060, 1080]);
+  });
+
+  it('a 429 with no wait: holds until a second after the burst began, and measures over a second', () => {
+    const p = pacer();
+    // 20 accepted in the 40 ms since the first request: a quota of 20 per second, spent.
+    throttle(p, 40, counts(20, 0, 40, 30), undefined, 'limit');
+    const [first, second] = slots(p, 40, 2);
+    expect(first).toBe(1000);
+    // 20 a second, ramping from there (no wait was said: a slow start searches for the rate).
+    expect(second).toBeGreaterThan(1000 + 1000 / 40);
+    expect(second).toBeLessThan(1050);
+  });
+
+  it('a paced client that meets a 429 slows down, but does not hold everything for its wait', () => {
+    const p = pacer();
+    throttle(p, 0, counts(50), 0, 'limit');
+    p.reserve(0, Infinity);
+    // A quarter second on (answers before it still show the state before the rate was set).
+    throttle(p, 300, counts(40), 1000, 'limit');
+    const [a, b] = slots(p, 300, 2);
+    expect(a).toBe(300); // no hold
+    expect(b).toBe(325); // 40 per second now
+  });
+
+  it('a spent quota holds every send until the reset, paced or not', () => {
+    const p = pacer();
+    throttle(p, 0, counts(50), undefined, 'limit');
+    throttle(p, 100, counts(50), 2000, 'quota');
+    expect(p.reserve(100, Infinity)).toBe(2100);
+  });
+
+  it('after a spent quota, paces at the quota its headers announce when more than was measured', () => {
+    const p = pacer();
+    // One success seen (the quota was spent by requests still in flight); 10 a second announced.
+    throttle(p, 0, counts(1, 0, 20), 1000, 'quota', 10);
+    expect(slots(p, 0, 2)).toEqual([1000, 1100]);
+  });
+
+  it('spreads a hold over a second when no rate is known', () => {
+    const p = pacer(() => 0.25);
+    throttle(p, 0, counts(0, 1), 1000, 'quota');
+    expect(p.paced).toBe(false);
+    expect(p.reserve(0, Infinity)).toBe(1250);
+    expect(p.reserve(2000, Infinity)).toBe(2000);
+  });
+
+  it('learns nothing from a throttle when nothing was accepted (a dead origin)', () => {
+    const p = pacer();
+    throttle(p, 0, counts(0, 20), undefined, 'overload');
+    expect(p.paced).toBe(false);
+  });
+
+  it('a rare 429 amid successes, with no wait said, is noise: no hold, no pacing', () => {
+    const p = pacer();
+    throttle(p, 500, counts(2000, 0, 1000, 5), undefined, 'limit');
+    expect(p.holdUntil).toBe(0);
+    expect(p.paced).toBe(false);
+    expect(slots(p, 500, 2)).toEqual([500, 500]);
+    // Not rare: 41 throttled among 2 000 successes (past one in 50) paces.
+    throttle(p, 500, counts(2000, 0, 1000, 41), undefined, 'limit');
+    expect(p.paced).toBe(true);
+  });
+
+  it('doubles its rate each second until a throttle is met while paced (slow start)', () => {
+    const p = pacer();
+    throttle(p, 0, counts(6), undefined, 'limit'); // a burst of a leaky bucket: 6 accepted
+    // Four doublings a second: a second on, 16 times the rate.
+    const gap = (t: number) => -(slots(p, t, 1)[0] as number) + (slots(p, t, 1)[0] as number);
+    expect(gap(1000)).toBeLessThanOrEqual(Math.ceil(1000 / 96));
+    expect(gap(1000)).toBeGreaterThan(1000 / 200);
+  });
+
+  it('takes the late answers of the burst before pacing as a floor, not as a cut', () => {
+    const p = pacer();
+    throttle(p, 0, counts(6), undefined, 'limit');
+    // A 429 of the same burst, sent before pacing began, with more successes counted by now.
+    throttle(p, 200, counts(10), undefined, 'limit', undefined, -50);
+    const [a, b] = slots(p, 200, 2);
+    expect(a).toBe(200);
+    expect((b as number) - 200).toBeLessThanOrEqual(100); // at least 10 per second: not cut
+  });
+
+  it('climbs by growthPerSecond of its rate each second once a throttle was met while paced', () => {
+    const p = pacer();
+    throttle(p, 0, counts(100), 0, 'limit'); // a wait was said: no slow start
+    expect(p.reserve(0, Infinity)).toBe(0);
+    // At 2 s the rate is 110 per second: the slot after one taken then is 1000 / 110 ms later.
+    expect(p.reserve(2000, Infinity)).toBe(2000);
+    expect(p.reserve(2000, Infinity)).toBeCloseTo(2000 + 1000 / 110, 6);
+    // Slots handed out far ahead are spaced at the rate of now, not of when they come.
+    const ahead = Array.from({ length: 300 }, () => p.reserve(2000, Infinity));
+    expect((ahead[299] as number) - (ahead[298] as number)).toBeCloseTo(1000 / 110, 6);
+    // No ceiling: throttles that accepted more than the pace (they keep it paced, cut nothing)
+    // let it climb past twice where it started.
+    for (let t = 4990; t <= 4 * 4990; t += 4990) throttle(p, t, counts(10_000), 0, 'limit');
+    const t = 4 * 4990 + 4000;
+    expect(p.reserve(t, Infinity)).toBe(t);
+    expect(1000 / (p.reserve(t, Infinity) - t)).toBeGreaterThan(2 * 100);
+  });
+
+  it('returns to unpaced after healthyAfterMs with no signal', () => {
+    const p = pacer();
+    throttle(p, 0, counts(10), 0, 'limit');
+    expect(slots(p, 4999, 2)).toEqual([4999, 5079]); // 10 per second, climbed by 25%
+    expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
+    expect(p.paced).toBe(false);
+  });
+
+  it('counts healthyAfterMs from the last signal', () => {
+    const p = pacer();
+    throttle(p, 1000, counts(10), undefined, 'limit');
+    expect(p.reserve(5999, Infinity)).toBe(5999);
+    expect(p.paced).toBe(true);
+    expect(p.reserve(6000, Infinity)).toBe(6000);
+    expect(p.paced).toBe(false);
+  });
+
+  it('reserves nothing past the latest time while held with no rate known', () => {
+    const p = pacer(() => 0.25);
+    throttle(p, 0, counts(0, 1), 1000, 'quota');
+    expect(p.reserve(0, 1249)).toBe(1250);
+    expect(p.reserve(0, 1250)).toBe(1250);
+  });
+
+  it('reserves nothing when the slot would come after the latest time given', () => {
+    const p = pacer();
+    throttle(p, 0, counts(1), 0, 'limit'); // 1 per second
+    expect(p.reserve(0, 10)).toBe(0);
+    expect(p.reserve(0, 999)).toBe(1000); // too late: returned, not reserved
+    expect(p.reserve(0, 1000)).toBe(1000); // the refused reservation took no slot
+  });
+
+  it('stops pacing 503s that a window of pacing did not cure, and ignores them for a while', () => {
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+    throttle(p, 1201, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    throttle(p, 3000, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    // A 429 is still heard.
+    throttle(p, 3000, counts(70, 30), undefined, 'limit');
+    expect(p.paced).toBe(true);
+  });
+
+  it('after a breaker closes, releases at the last good rate, ramping to twice it within a second', () => {
+    const p = pacer();
+    p.release(0, 100);
+    const backlog = slots(p, 0, 150);
+    expect(backlog.slice(0, 2)).toEqual([0, 10]); // 10 ms apart at first
+    // Ramping: the waiting calls take their slots at once, and the later ones come closer.
+    expect((backlog[149] as number) - (backlog[148] as number)).toBeLessThan(6);
+    const [a, b] = slots(p, 1000, 2);
+    expect((b as number) - (a as number)).toBe(5); // twice the rate after a second
+  });
+
+  it('after a release, is unpaced after healthyAfterMs', () => {
+    const p = pacer();
+    p.release(0, 100);
+    expect(slots(p, 0, 3)).toEqual([0, 10, 20]);
+    expect(slots(p, 4999, 2)).toEqual([4999, 5004]); // still held, to twice the rate
+    expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
+    expect(p.paced).toBe(false);
+  });
+
+  it('never sends faster than the rate it holds (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 100 }),
+        (accepted, gaps) => {
+          const p = pacer();
+          throttle(p, 0, counts(accepted), 0, 'limit');
+          let now = 0;
+          const sent: number[] = [];
+          for (const gap of gaps) {
+            now += gap;
+            sent.push(p.reserve(now, Infinity));
+          }
+          // Within the healthy period the rate never exceeds twice what was accepted.
+          for (let i = 1; i < sent.length; i++) {
+            if ((sent[i] as number) >= settings.healthyAfterMs) break;
+            expect((sent[i] as number) - (sent[i - 1] as number)).toBeGreaterThanOrEqual(
+              1000 / (2 * accepted) - 1e-9,
+            );
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('createPacer: a long hold', () => {
+  it('lets one send through per probeEveryMs while a hold lasts longer', () => {
+    const p = pacer();
+    throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
+    expect(p.holdUntil).toBe(86_400_000);
+    // Before a probe is due, the end of the hold: no call waits to be the probe.
+    expect(p.reserve(1000, Infinity)).toBeGreaterThanOrEqual(86_400_000);
+    expect(p.reserve(PROBE_EVERY_MS, Infinity)).toBe(PROBE_EVERY_MS); // the probe goes at once
+    expect(p.reserve(PROBE_EVERY_MS + 1, Infinity)).toBeGreaterThanOrEqual(86_400_000); // one per probeEveryMs
+    expect(p.reserve(2 * PROBE_EVERY_MS + 5, Infinity)).toBe(2 * PROBE_EVERY_MS + 5);
+  });
+
+  it('ends the hold when a probe comes back with no throttle', () => {
+    const p = pacer();
+    throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
+    p.reserve(PROBE_EVERY_MS, Infinity);
+    p.endHold(PROBE_EVERY_MS + 20);
+    expect(p.reserve(PROBE_EVERY_MS + 30, PROBE_EVERY_MS + 30)).toBe(PROBE_EVERY_MS + 30);
+  });
+
+  it("replaces the hold with a probe's reading (a reset that came early)", () => {
+    const p = pacer();
+    throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
+    p.throttle(
+      60_000,
+      counts(0, 0, 1000, 1),
+      { kind: 'quota', waitMs: 5000, sentAt: 60_000 },
+      true,
+    );
+    expect(p.holdUntil).toBe(65_000);
+  });
+});
+
+describe('createPacer: overload that pacing did not cause', () => {
+  it('starts measuring whether pacing helps only once it paces', () => {
+    const p = pacer();
+    // A first 503 with nothing accepted yet: nothing to pace at, nothing to measure.
+    throttle(p, 0, counts(0, 1), undefined, 'overload');
+    expect(p.paced).toBe(false);
+    // Much later, a real overload: paced, and given a whole window to show it helps.
+    throttle(p, 5000, counts(10, 20), undefined, 'overload');
+    expect(p.paced).toBe(true);
+    throttle(p, 5100, counts(10, 20), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('gives pacing a whole window to cure an overload before it gives up', () => {
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload');
+    throttle(p, 1100, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload');
+    throttle(p, 1201, counts(70, 30), undefined, 'overload'); // gives up: ignores until 6201
+    throttle(p, 3000, counts(70, 30), undefined, 'overload'); // ignored: until 8000 now
+    throttle(p, 7000, counts(70, 30), undefined, 'overload'); // ignored: until 12000
+    expect(p.paced).toBe(false);
+    throttle(p, 12_000, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+
+  it('does not take the time paced for a 429 as a window of pacing that failed to cure a 503', () => {
+    const p = pacer();
+    throttle(p, 0, counts(50), undefined, 'limit');
+    throttle(p, 1500, counts(70, 30), undefined, 'overload');
+    expect(p.paced).toBe(true);
+  });
+});

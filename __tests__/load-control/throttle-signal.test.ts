@@ -1,0 +1,70 @@
+import type { OutcomeCounts } from '../../src/load-control/outcome-window';
+import { throttleSignal } from '../../src/load-control/throttle-signal';
+
+const counts = (successes: number, failures = 0, throttled = 0): OutcomeCounts => ({
+  successes,
+  failures,
+  throttled,
+  spanMs: 1000,
+});
+const scope = (c = counts(10), inFlight = 0) => ({ counts: c, inFlight, lastSuccessAt: 0 });
+
+describe('throttleSignal: a spent quota', () => {
+  it('holds a quota of a minute to its reset', () => {
+    const rateLimit = { remaining: 0, resetMs: 30_000, limit: 60, periodMs: 60_000 };
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toEqual({
+      kind: 'quota',
+      waitMs: 30_000,
+      quotaPerSecond: 1,
+      sentAt: 0,
+    });
+  });
+
+  it('paces a one-second quota at its rate: the hold ends a second early, not before one slot', () => {
+    const rateLimit = { remaining: 0, resetMs: 1000, limit: 10, periodMs: 1000 };
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
+      kind: 'quota',
+      waitMs: 100, // one slot of 10 a second
+      quotaPerSecond: 10,
+    });
+  });
+
+  it('takes a period not said as the reset in whole seconds, rounded down (an epoch reset against a truncated Date)', () => {
+    const rateLimit = { remaining: 0, resetMs: 1900, limit: 10 };
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
+      quotaPerSecond: 10,
+      waitMs: 900,
+    });
+  });
+
+  it('counts the requests in flight against what is left, and holds with no reset said', () => {
+    const rateLimit = { remaining: 2 };
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 2), 0)).toEqual({
+      kind: 'quota',
+      waitMs: undefined,
+      quotaPerSecond: undefined,
+      sentAt: 0,
+    });
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 1), 0)).toBe(
+      undefined,
+    );
+  });
+});
+
+describe('throttleSignal: statuses', () => {
+  it('takes a 429, and a 503 with a wait, for a limit; a 500 for nothing', () => {
+    expect(throttleSignal({ status: 429, sentAt: 5 }, scope(), 5)?.kind).toBe('limit');
+    expect(throttleSignal({ status: 503, waitMs: 1000, sentAt: 5 }, scope(), 5)?.kind).toBe(
+      'limit',
+    );
+    expect(throttleSignal({ status: 500, sentAt: 5 }, scope(counts(5, 30)), 5)).toBeUndefined();
+  });
+
+  it('takes a 503 with no wait for an overload only over 20 attempts, two in three failed, still serving', () => {
+    const serving = { counts: counts(6, 14), inFlight: 0, lastSuccessAt: 0 };
+    expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 50)?.kind).toBe('overload');
+    expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 150)).toBeUndefined(); // stopped
+    const few = { counts: counts(6, 13), inFlight: 0, lastSuccessAt: 0 };
+    expect(throttleSignal({ status: 503, sentAt: 0 }, few, 50)).toBeUndefined();
+  });
+});

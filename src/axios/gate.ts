@@ -1,0 +1,313 @@
+import axios, {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from '../contract/stop';
+import type { StopReason } from '../contract/types';
+import { classifyFailure } from '../http/classify';
+import { originOf } from '../http/origin';
+import { isPlainSuccess, signalsOf } from '../http/response-signals';
+import { routeOf } from '../http/route';
+import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
+import type { CallSettings } from '../options/call-settings';
+import type { ResolvedOptions } from '../options/options';
+import { cancellationError, cancellationOf } from '../runtime/cancellation';
+import { now } from '../runtime/clock';
+import { type Interruption, sleep } from '../runtime/sleep';
+import { clampTimeout } from './attempt-deadline';
+
+/**
+ * The axios side of load control: each attempt goes through an adapter that first passes the
+ * gate of its origin and route (breaker, pacer), waiting no longer than its bound, then tells
+ * the gate how the attempt ended. Wrapping the adapter sees every attempt's raw outcome, before
+ * any interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
+ */
+
+const ORIGINAL = Symbol('axios-safe-retry: adapter');
+const STOP = Symbol('axios-safe-retry: stop');
+
+/** Why the gate stopped a call, and when its scope is expected to accept again. */
+export interface GateStop {
+  readonly reason: StopReason;
+  readonly retryAfterMs: number;
+}
+
+type Gated = AxiosAdapter & { [ORIGINAL]: unknown };
+type GateError = AxiosError & { [STOP]?: GateStop };
+
+type GetAdapter = (adapter: unknown, config?: unknown) => AxiosAdapter;
+// Exported by axios since 1.5.1; before it, only a function adapter can be wrapped.
+const getAdapter = (axios as unknown as { getAdapter?: GetAdapter }).getAdapter;
+
+// The least time an attempt needs to be worth sending (or the origin's usual latency, if more):
+// a slot with less of the deadline left would send a request the caller cannot wait for.
+const MIN_USEFUL_MS = 50;
+
+/** Why the gate stopped a call, if this error is the gate's. */
+export function gateStopOf(error: unknown): GateStop | undefined {
+  return (error as GateError)[STOP];
+}
+
+/** The adapter an attempt's config holds, unwrapped. */
+function adapterOf(config: InternalAxiosRequestConfig): unknown {
+  const adapter = config.adapter as Partial<Gated> | undefined;
+  return adapter?.[ORIGINAL] ?? adapter;
+}
+
+// Faults of one request rather than of the connection: they are its route's, not the origin's.
+const ROUTE_FAULTS = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE']);
+
+/** How an attempt ended, for the gate: a failure is what the call would retry for. */
+function endingOf(
+  response: AxiosResponse | undefined,
+  error: AxiosError | undefined,
+  statusCodes: readonly number[],
+  sentAt: number,
+): Ending {
+  if (!response) {
+    const { kind } = classifyFailure({
+      code: error?.code,
+      causeCode: (error?.cause as { code?: string } | undefined)?.code,
+    });
+    if (kind !== 'transient') return { result: undefined, sentAt };
+    return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code ?? ''), sentAt };
+  }
+  // The success path: a plain success that says nothing of rate limits needs no more reading.
+  if (isPlainSuccess(response)) return { result: 'success', sentAt };
+  const signals = signalsOf(response, Date.now());
+  const { status, waitMs } = signals;
+  const throttled = status === 429 || (status === 503 && waitMs !== undefined);
+  const failed = statusCodes.includes(status);
+  return {
+    ...signals,
+    result: throttled ? 'throttled' : failed ? 'failure' : 'success',
+    sentAt,
+  };
+}
+
+/** Tells the gate of a failed attempt that did not pass it (`retryInterceptor` alone). */
+export function observeFailure(
+  control: LoadControl,
+  failure: AxiosError & { config: InternalAxiosRequestConfig },
+  statusCodes: readonly number[],
+): void {
+  const { config } = failure;
+  const at = now();
+  control.observe(
+    originOf(config.baseURL, config.url),
+    routeOf(config.baseURL, config.url),
+    at,
+    endingOf(failure.response, failure, statusCodes, at),
+  );
+}
+
+/** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
+interface Bound {
+  readonly latest: number;
+  readonly reason: StopReason;
+  /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
+  readonly end: number;
+  /** The call has a deadline: it may wait for an open breaker (within the bound). */
+  readonly waitsForBreaker: boolean;
+}
+
+/**
+ * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
+ * deadline, nor (with no deadline) past its axios `timeout`, with enough time left to be useful.
+ */
+function boundOf(
+  config: InternalAxiosRequestConfig,
+  { retry, settings }: CallSettings,
+  start: number,
+  latencyMs: number,
+): Bound {
+  const state = config.retryState;
+  // A call with retries off has no deadline.
+  const deadlineMs = retry ? retry.deadlineMs : undefined;
+  const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
+  const end = waitsForBreaker
+    ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
+    : config.timeout
+      ? start + config.timeout
+      : Infinity;
+  const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
+  const byWait = start + settings.maxRetryAfterMs;
+  const [latest, reason]: [number, StopReason] =
+    byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
+  return { latest, reason, end, waitsForBreaker };
+}
+
+type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
+
+function gateError(
+  config: InternalAxiosRequestConfig,
+  code: GateCode,
+  origin: string,
+  stop: GateStop,
+): GateError {
+  const what =
+    code === ERR_CIRCUIT_OPEN
+      ? `the circuit of ${origin} is open (README.md#testing says how to turn it off in tests)`
+      : `${origin} is paced past the latest this call can wait`;
+  const error: GateError = new AxiosError(
+    `axios-safe-retry: ${what}; it is expected to accept again in ${stop.retryAfterMs} ms`,
+    code,
+    config,
+  );
+  error[STOP] = stop;
+  return error;
+}
+
+/** Wakes a wait at the gate once a breaker of `scopes` changes, or (`forSlot`) once it is no longer paced. */
+function wakeOn(
+  control: LoadControl,
+  scopes: readonly (Scope | undefined)[],
+  startedAt: number,
+  forSlot = false,
+): Interruption {
+  return {
+    subscribe(wake) {
+      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
+      return () => {
+        for (const unsubscribe of unsubscribes) unsubscribe?.();
+      };
+    },
+  };
+}
+
+/**
+ * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
+ * the success path), else a promise; rejects with the gate's error.
+ */
+function pass(
+  control: LoadControl,
+  origin: string,
+  route: string,
+  config: InternalAxiosRequestConfig,
+  bound: Bound,
+  start: number,
+): Pass | Promise<Pass> {
+  const admit = (at: number): Verdict => control.admit(origin, route, at, bound.latest);
+  const verdict = admit(start);
+  if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
+  const startedAt = config.retryState?.startedAt ?? start;
+  // Until `until`, or until `wake`; rejects if the call is canceled.
+  const waitUntil = (until: number, wake: Interruption): Promise<void> =>
+    sleep(until - now(), cancellationOf(config), () => cancellationError(config), undefined, wake);
+  const stop = (code: GateCode, at: number, reason = bound.reason): GateError =>
+    gateError(config, code, origin, {
+      reason,
+      retryAfterMs: Math.max(0, Math.ceil(at - now())),
+    });
+  return (async () => {
+    for (let v = verdict; ; v = admit(now())) {
+      if (v.kind === 'go') {
+        const { pass: held } = v;
+        try {
+          // Until the slot, or until the scope is no longer paced (the slot is then not needed).
+          await waitUntil(v.at, wakeOn(control, [held.origin, held.route], startedAt, true));
+        } catch (error) {
+          control.settle(held, now(), { result: undefined, sentAt: now() });
+          throw error;
+        }
+        if (control.isStillAdmitted(held)) return held;
+        // A breaker opened, or the rate was cut, while the attempt waited for its slot: it goes
+        // back to the gate.
+        control.settle(held, now(), { result: undefined, sentAt: now() });
+        continue;
+      }
+      if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
+      // An open breaker: a call with no deadline fails fast; one with a deadline waits within
+      // its bound, woken when the breaker changes (a probe in flight may close it any moment:
+      // it is expected back within the origin's usual latency).
+      const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
+      if (!bound.waitsForBreaker) throw stop(ERR_CIRCUIT_OPEN, expected, 'circuit-open');
+      if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
+        throw stop(ERR_CIRCUIT_OPEN, expected);
+      }
+      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
+    }
+  })();
+}
+
+/**
+ * An adapter that sends through `adapter` (a function, or names for axios's `getAdapter`) once the
+ * gate lets the attempt go; `undefined` when this axios cannot resolve `adapter`.
+ */
+function gatedAdapter(
+  adapter: unknown,
+  control: LoadControl,
+  call: CallSettings,
+): AxiosAdapter | undefined {
+  const { statusCodes } = call.settings;
+  if (typeof adapter !== 'function' && !getAdapter) return undefined;
+  const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
+    const send =
+      typeof adapter === 'function'
+        ? (adapter as AxiosAdapter)
+        : (getAdapter as GetAdapter)(adapter, config);
+    const origin = originOf(config.baseURL, config.url);
+    const route = routeOf(config.baseURL, config.url);
+    const sendThrough = (passed: Pass): Promise<AxiosResponse> => {
+      const sentAt = now();
+      const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
+        control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));
+      // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
+      let sent: Promise<AxiosResponse>;
+      try {
+        sent = send(config);
+      } catch (error) {
+        settle(undefined, error as AxiosError);
+        throw error;
+      }
+      sent.then(
+        (response) => settle(response, undefined),
+        (error: AxiosError) => settle(error?.response, error),
+      );
+      return sent;
+    };
+    const start = now();
+    const bound = boundOf(config, call, start, control.latencyOf(origin));
+    const passed = pass(control, origin, route, config, bound, start);
+    if (!(passed instanceof Promise)) return sendThrough(passed);
+    return passed.then((held) => {
+      const waited = now() - start;
+      const state = config.retryState;
+      if (waited > 0 && state) {
+        config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };
+        // The attempt's timeout was set before the wait: what is left of the deadline now.
+        if (bound.end < Infinity) clampTimeout(config, bound.end - now());
+      }
+      return sendThrough(held);
+    });
+  };
+  return Object.assign(gated, { [ORIGINAL]: adapter });
+}
+
+/** Sends an attempt through the gate of its origin, in place of its adapter. */
+export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => void;
+
+/**
+ * The gate of a client's calls. The wrapper of each adapter under the client's own settings is
+ * made once and kept, so the success path builds none; a call with settings of its own gets a
+ * wrapper of its own.
+ */
+export function createGate(
+  control: LoadControl,
+  clientOptions: ResolvedOptions,
+  defaultAdapter: () => unknown,
+): Gate {
+  const shared = new WeakMap<object, AxiosAdapter | undefined>();
+  return (config, call) => {
+    const adapter = adapterOf(config) ?? defaultAdapter();
+    const cacheable = call.retry === clientOptions && adapter instanceof Object;
+    let gated = cacheable ? shared.get(adapter) : undefined;
+    if (!gated) {
+      gated = gatedAdapter(adapter, control, call);
+      if (cacheable) shared.set(adapter, gated);
+    }
+    config.adapter = gated ?? config.adapter;
+  };
+}

@@ -1,0 +1,50 @@
+import type { AxiosError } from 'axios';
+import type { RetryState } from '../contract/types';
+import { MS, type ResolvedOptions, ruled } from '../options/options';
+import { setLongTimeout } from '../runtime/long-timer';
+
+const verdict = (value: unknown) =>
+  ruled(
+    'shouldRetry()',
+    [(v) => v === undefined || typeof v === 'boolean', 'true, false or undefined'],
+    value as boolean | undefined,
+  );
+
+/**
+ * The answer of the caller's `shouldRetry`, if it has one: a promise, awaited within the call's
+ * deadline (`undefined` once the deadline passes: the call then stops with `deadline`), that
+ * rejects with what `shouldRetry` throws or rejects with, or with a TypeError for an answer that
+ * is not a boolean or undefined.
+ */
+export function askShouldRetry(
+  options: ResolvedOptions,
+  error: AxiosError,
+  state: RetryState,
+): Promise<boolean | undefined> | undefined {
+  const { shouldRetry, deadlineMs } = options;
+  let clear!: () => void;
+  return (
+    shouldRetry &&
+    new Promise((resolve, reject) => {
+      clear = setLongTimeout(
+        resolve as () => void,
+        state.startedAt + (deadlineMs ?? Infinity) - Date.now(),
+      );
+      Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
+    })
+      .finally(clear)
+      .then(verdict)
+  );
+}
+
+/** The caller's `retryDelay` for this retry, its answer checked, if it has one. */
+export function retryDelayOf(
+  { retryDelay }: ResolvedOptions,
+  error: AxiosError,
+  retryCount: number,
+): ((delayMs: number) => number) | undefined {
+  return (
+    retryDelay &&
+    ((delayMs) => ruled('retryDelay()', MS, retryDelay({ retryCount, error, delayMs })))
+  );
+}

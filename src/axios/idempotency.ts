@@ -1,0 +1,51 @@
+import type { ResolvedOptions } from '../options/options';
+import { DEFAULT_IDEMPOTENCY_KEY, ruled } from '../options/options';
+
+/** axios's headers (which have `set`) or a plain object. */
+interface Headers {
+  set?(name: string, value: string): unknown;
+  [name: string]: unknown;
+}
+
+/** The header that carries a call's idempotency key under these options. */
+export function idempotencyHeader(options: ResolvedOptions): string {
+  return (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
+}
+
+/** Reads a header in any case, from axios's headers or a plain object. */
+export function readHeader(headers: unknown, name: string): string | undefined {
+  if (headers === null || typeof headers !== 'object') return undefined;
+  const wanted = name.toLowerCase();
+  for (const key of Object.keys(headers)) {
+    const value = (headers as Record<string, unknown>)[key];
+    if (key.toLowerCase() === wanted && value != null && value !== false) {
+      return String(value);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The idempotency key of a call's first attempt: the caller's own header if it set one (kept
+ * as it is, whatever the options), else a new key when the options ask for one for this method.
+ * A new key is written to `headers`; the key is returned either way.
+ */
+export function stampIdempotencyKey(
+  headers: Headers,
+  method: string | undefined,
+  options: ResolvedOptions,
+): string | undefined {
+  const header = idempotencyHeader(options);
+  const existing = readHeader(headers, header);
+  if (existing !== undefined) return existing;
+  const keyOptions = options.idempotencyKey || undefined;
+  if (!keyOptions?.methods.includes((method ?? 'get').toUpperCase())) return undefined;
+  const key = ruled(
+    'idempotencyKey.generate()',
+    [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],
+    keyOptions.generate(),
+  );
+  if (typeof headers.set === 'function') headers.set(header, key);
+  else headers[header] = key;
+  return key;
+}

@@ -1,0 +1,423 @@
+import axios, {
+  type AxiosError,
+  type AxiosInstance,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import { CONTEXT_KEY, type FollowInbound } from '../contract/call-context';
+import type { RetryOptions, RetryState, StopReason } from '../contract/types';
+import { causeCodeOf, classifyFailure } from '../http/classify';
+import { originOf } from '../http/origin';
+import { releaseResponse } from '../http/release-response';
+import { isReplayableBody } from '../http/replayable-body';
+import { signalsOf } from '../http/response-signals';
+import { routeOf } from '../http/route';
+import { createLoadControl, type LoadControl } from '../load-control/load-control';
+import { type CallSettings, settingsOf } from '../options/call-settings';
+import {
+  type ClientSettings,
+  type ResolvedOptions,
+  resolveClientOptions,
+} from '../options/options';
+import { assertAttachable, markAttached, notAnErrorProblem } from '../options/usage-errors';
+import { createRetryBudget, type RetryBudget } from '../retry/budget';
+import { type AttemptOutcome, type Decision, decide, isPacedThrottle } from '../retry/policy';
+import { cancellationError, cancellationOf } from '../runtime/cancellation';
+import { now as clockNow } from '../runtime/clock';
+import { publish } from '../runtime/metrics';
+import { sleep } from '../runtime/sleep';
+import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
+import { createGate, type Gate, type GateStop, gateStopOf, observeFailure } from './gate';
+import { askShouldRetry, retryDelayOf } from './hooks';
+import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
+import { type Reissue, reissueThrough } from './reissue';
+import { attached } from './view';
+
+type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
+
+/** An axios error of a request (not, say, an error thrown by another interceptor). */
+function isFailedAttempt(error: unknown): error is FailedAttempt {
+  return axios.isAxiosError(error) && !!error.config;
+}
+
+/**
+ * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot
+ * hold it, and bounds the whole attempt (a body that drips in included) by the same time.
+ */
+function clampToDeadline(
+  config: InternalAxiosRequestConfig,
+  options: ResolvedOptions | false,
+  state: RetryState,
+  now: number,
+): void {
+  if (!options) return;
+  if (options.deadlineMs !== undefined) {
+    const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
+    clampTimeout(config, remaining);
+    boundAttempt(config, remaining);
+  }
+  // The headers of calls that propagate (`propagate: true`, which a server layer sets on the
+  // calls it sees: call-context.ts). Literals, not call-context.ts's constants, and in lower case
+  // (as HTTP/2 sends them, and like the bundle's other header names): a smaller bundle.
+  if (options.propagate) {
+    // (axios writes a number as a string.)
+    config.headers.set('retry-attempt', state.retryCount + 1);
+    if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
+  }
+}
+
+function outcomeOf(
+  failure: FailedAttempt,
+  options: ResolvedOptions,
+  state: RetryState,
+  control: LoadControl | undefined,
+): Omit<AttemptOutcome, 'verdict'> {
+  const { config, response } = failure;
+  const now = clockNow();
+  const signals = response && signalsOf(response, Date.now());
+  const origin = originOf(config.baseURL, config.url);
+  const route = routeOf(config.baseURL, config.url);
+  const status = signals?.status;
+  return {
+    classification: classifyFailure({
+      code: failure.code,
+      status,
+      causeCode: causeCodeOf(failure),
+      message: failure.message,
+    }),
+    status,
+    serverWaitMs: signals?.waitMs,
+    retryIsFree: control?.isRetryBudgetFree(origin, route, now) ?? false,
+    paced: control?.isPaced(origin, route, now) ?? false,
+    method: (config.method ?? 'get').toUpperCase(),
+    hasIdempotencyKey:
+      state.idempotencyKey !== undefined ||
+      readHeader(config.headers, idempotencyHeader(options)) !== undefined,
+    replayableBody: isReplayableBody(config.data),
+    advice: signals?.advice,
+    delay: retryDelayOf(options, failure, state.retryCount + 1),
+  };
+}
+
+/**
+ * Ends the call: the error is rethrown as it is, with why retrying stopped on its config (and,
+ * when the gate stopped it, when its origin is expected to accept again).
+ */
+function stopped(
+  error: unknown,
+  config: InternalAxiosRequestConfig,
+  state: RetryState,
+  reason: StopReason | GateStop,
+): unknown {
+  const retryState: RetryState =
+    typeof reason === 'string'
+      ? { ...state, stopReason: reason }
+      : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
+  config.retryState = retryState;
+  publish('stop', () => ({ stopReason: retryState.stopReason, retryState, error, config }));
+  return error;
+}
+
+/** What a client's calls share: its settings, its load control and budget, and how it sends. */
+interface Client {
+  readonly settings: ClientSettings;
+  readonly control: LoadControl | undefined;
+  readonly budget: RetryBudget | undefined;
+  readonly gate: Gate | undefined;
+  readonly reissue: Reissue;
+}
+
+/** Starts a call's state, and records the call in the retry budget. */
+function startCall(client: Client, now: number, idempotencyKey: string | undefined): RetryState {
+  client.budget?.recordRequest(now);
+  return {
+    retryCount: 0,
+    startedAt: now,
+    delays: [],
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+  };
+}
+
+/**
+ * The request side, first attempt: starts the call's state, stamps the key, records the call in
+ * the budget, clamps the timeout, and sends the attempt through the gate. (A retry, which already
+ * has its state, was clamped and gated by `sendRetry`.)
+ */
+function onFirstAttempt(
+  client: Client,
+  config: InternalAxiosRequestConfig,
+): InternalAxiosRequestConfig {
+  if (config.retryState) return config;
+  try {
+    // A server layer's hook (call-context.ts), if one is installed.
+    (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(
+      config,
+      client.settings,
+    );
+    const call = settingsOf(client.settings, config);
+    const now = clockNow();
+    const key = call.retry
+      ? stampIdempotencyKey(config.headers, config.method, call.retry)
+      : undefined;
+    config.retryState = startCall(client, now, key);
+    clampToDeadline(config, call.retry, config.retryState, now);
+    client.gate?.(config, call);
+  } catch (error) {
+    // This interceptor is registered as synchronous (axios then skips a promise per request),
+    // and some axios 1.x versions still send a request whose synchronous interceptor threw.
+    // Failing the adapter instead rejects the call with this error and sends nothing.
+    config.adapter = () => Promise.reject(error);
+  }
+  return config;
+}
+
+/**
+ * Step 1, stop before deciding: ends the call without asking the policy when the gate held the
+ * attempt back or the deadline cut it. Returns the call's state, marked when the server may have
+ * acted on the attempt.
+ */
+function stopBeforeDeciding(
+  failure: FailedAttempt,
+  previous: FailedAttempt | undefined,
+  state: RetryState,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+  options: ResolvedOptions,
+): RetryState {
+  const { config } = failure;
+  const deadlineCut = settleAttempt(config);
+  const { kind, neverSent } = outcome.classification;
+  // A timeout or a cut connection (after it was sent) of a method not harmless to repeat: the
+  // server may have acted on it.
+  if (
+    (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
+    !options.methods.includes(outcome.method)
+  ) {
+    state = { ...state, maybePerformed: true };
+  }
+  // The gate held the attempt back (an open breaker, or no slot before the deadline), so nothing
+  // was sent: a retry stopped so ends with the error of the attempt before it.
+  const gateStop = gateStopOf(failure);
+  if (gateStop) {
+    const last = previous ?? failure;
+    throw stopped(last, last.config, state, gateStop);
+  }
+  if (deadlineCut) {
+    throw stopped(deadlineError(failure, options.deadlineMs), config, state, 'deadline');
+  }
+  return state;
+}
+
+/** Step 2, decide: retry after a delay, or end the call with the policy's reason. */
+async function decideRetry(
+  failure: FailedAttempt,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+  state: RetryState,
+  options: ResolvedOptions,
+  budget: RetryBudget | undefined,
+): Promise<Extract<Decision, { retry: true }>> {
+  // The policy asks shouldRetry only when its answer matters. The answer may be a promise, which
+  // cannot be awaited inside the pure policy: asking ends that decision (before any draw or
+  // charge), and the call is decided again with the answer.
+  let pending: Promise<boolean | undefined> | undefined;
+  const decideWith = (verdict: () => boolean | undefined) =>
+    decide({ ...outcome, verdict }, state, options, budget, clockNow());
+  let decision = decideWith(() => {
+    pending = askShouldRetry(options, failure, state);
+    return pending && false;
+  });
+  if (pending) {
+    const answer = await pending;
+    decision = decideWith(() => answer);
+  }
+  if (!decision.retry) throw stopped(failure, failure.config, state, decision.reason);
+  return decision;
+}
+
+/** Step 3, the next state: the state the retry is sent with. */
+function nextState(
+  state: RetryState,
+  { delayMs, finalAttempt }: Extract<Decision, { retry: true }>,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
+): RetryState {
+  return {
+    ...state,
+    retryCount: state.retryCount + 1,
+    delays: [...state.delays, delayMs],
+    ...(finalAttempt ? { finalAttempt } : {}),
+    ...(outcome.classification.neverSent ? { refusedCount: (state.refusedCount ?? 0) + 1 } : {}),
+    ...(isPacedThrottle(outcome) ? { throttledCount: (state.throttledCount ?? 0) + 1 } : {}),
+  };
+}
+
+/**
+ * Step 4, pause: releases the failed attempt's response, sleeps the delay, and calls `onRetry`
+ * once the timer is set. A cancellation during the sleep ends the call.
+ */
+function pause(
+  failure: FailedAttempt,
+  state: RetryState,
+  { retryCount }: RetryState,
+  delayMs: number,
+  options: ResolvedOptions,
+): Promise<void> {
+  const { config } = failure;
+  releaseResponse(failure);
+  return sleep(
+    delayMs,
+    cancellationOf(config),
+    () => stopped(cancellationError(config), config, state, 'canceled'),
+    () => {
+      const event = Object.freeze({ retryCount, delayMs, error: failure, config });
+      publish('retry', () => event);
+      return options.onRetry?.(event);
+    },
+  );
+}
+
+/**
+ * Step 5, send the retry: clamps it to the deadline, sends it through the gate, and settles its
+ * deadline bound. Rejects with the retry's error.
+ */
+async function sendRetry(
+  client: Client,
+  call: CallSettings,
+  config: InternalAxiosRequestConfig,
+  next: RetryState,
+): Promise<AxiosResponse> {
+  const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
+  clampToDeadline(retryConfig, call.retry, next, clockNow());
+  client.gate?.(retryConfig, call);
+  try {
+    const response = await client.reissue(retryConfig);
+    // axios merged the retry's config into a new one. Settle that one (which gives the caller's
+    // signal back to the config the caller sees), and this one too in case another interceptor
+    // swapped the signal.
+    settleAttempt(response.config);
+    settleAttempt(retryConfig);
+    return response;
+  } catch (error) {
+    if (!isFailedAttempt(error)) settleAttempt(retryConfig);
+    throw error;
+  }
+}
+
+/**
+ * The response-error side: the call stops with a reason, or pauses and is sent again, until it
+ * settles.
+ */
+async function onFailure(client: Client, error: unknown): Promise<AxiosResponse> {
+  if (!isFailedAttempt(error)) throw notAnErrorProblem(error) ?? error;
+  const call = settingsOf(client.settings, error.config);
+  let state = error.config.retryState;
+  if (!state) {
+    // Used alone (no request side), the call's state starts at its first failure, and the gate
+    // learns of the first attempt only now.
+    if (client.control) observeFailure(client.control, error, call.settings.statusCodes);
+    const key = readHeader(error.config.headers, idempotencyHeader(call.settings));
+    state = startCall(client, clockNow(), key);
+  }
+  if (!call.retry) throw stopped(error, error.config, state, gateStopOf(error) ?? 'disabled');
+  const options = call.retry;
+  let failure = error;
+  let previous: FailedAttempt | undefined;
+  for (;;) {
+    const outcome = outcomeOf(failure, options, state, client.control);
+    state = stopBeforeDeciding(failure, previous, state, outcome, options);
+    const decision = await decideRetry(failure, outcome, state, options, client.budget);
+    const next = nextState(state, decision, outcome);
+    await pause(failure, state, next, decision.delayMs, options);
+    try {
+      return await sendRetry(client, call, failure.config, next);
+    } catch (retryError) {
+      if (!isFailedAttempt(retryError)) throw retryError;
+      previous = failure;
+      failure = retryError;
+      // The gate may have added to it how long the retry waited.
+      state = failure.config.retryState ?? next;
+    }
+  }
+}
+
+interface RetryHandlers extends Client {
+  /** The request side, first attempt (see `onFirstAttempt`). */
+  onRequest(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig;
+  /** The response side, first attempt: ends the attempt's deadline bound. */
+  onResponse(response: AxiosResponse): AxiosResponse;
+  /** The response-error side (see `onFailure`). */
+  onError(error: unknown): Promise<AxiosResponse>;
+}
+
+function createRetryHandlers(
+  options: RetryOptions | undefined,
+  reissue: Reissue,
+  defaultAdapter: () => unknown,
+): RetryHandlers {
+  const settings = resolveClientOptions(options);
+  // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
+  // charges retries by the same rule either way.
+  const control =
+    settings.circuitBreaker || settings.pacing || settings.budget
+      ? createLoadControl({
+          circuitBreaker: settings.circuitBreaker,
+          pacing: settings.pacing,
+          random: settings.options.random,
+          probeEveryMs: settings.options.maxRetryAfterMs,
+          store: settings.store,
+        })
+      : undefined;
+  const handlers: RetryHandlers = {
+    settings,
+    control,
+    budget: settings.budget ? createRetryBudget(settings.budget) : undefined,
+    gate: control && createGate(control, settings.options, defaultAdapter),
+    reissue,
+    onRequest: (config) => onFirstAttempt(handlers, config),
+    onResponse(response) {
+      settleAttempt(response.config);
+      return response;
+    },
+    onError: (error) => onFailure(handlers, error),
+  };
+  return handlers;
+}
+
+/**
+ * The response-error interceptor alone:
+ * `instance.interceptors.response.use(undefined, retryInterceptor(options))`.
+ * It sees a call only once it has failed, so it cannot stamp an idempotency key on the first
+ * attempt nor clamp that attempt to the deadline; prefer `attachRetry`.
+ *
+ * Its parameter is typed `Error` so that the one-argument `use(retryInterceptor())`, which puts it
+ * in the success slot where it never sees a failure, does not compile; at run time, a handler
+ * given a response rejects with a TypeError that shows the working forms.
+ */
+export function retryInterceptor(options?: RetryOptions): (error: Error) => Promise<AxiosResponse> {
+  return createRetryHandlers(options, reissueThrough(), () => axios.defaults.adapter).onError;
+}
+
+/**
+ * Installs retries on an instance: a request interceptor (state, idempotency key, deadline,
+ * budget) and the response-error interceptor. Returns a function that removes both. Throws a
+ * TypeError when `instance` is not an axios instance, or already has retries attached.
+ */
+export function attachRetry(instance: AxiosInstance, options?: RetryOptions): () => void {
+  assertAttachable(instance);
+  // Retries replay the response interceptors registered before this handler (see reissue.ts).
+  const handlers: RetryHandlers = createRetryHandlers(
+    options,
+    reissueThrough(instance, () => handlers.onError),
+    () => instance.defaults.adapter,
+  );
+  markAttached(handlers.onError);
+  attached.set(instance, handlers);
+  const requestId = instance.interceptors.request.use(handlers.onRequest, undefined, {
+    synchronous: true,
+  });
+  const responseId = instance.interceptors.response.use(handlers.onResponse, handlers.onError);
+  return () => {
+    attached.delete(instance);
+    handlers.control?.close();
+    instance.interceptors.request.eject(requestId);
+    instance.interceptors.response.eject(responseId);
+  };
+}

@@ -1,0 +1,331 @@
+import type { RateLimit } from '../http/rate-limit-headers';
+import { DEFAULT_PACING } from '../options/options';
+import { now as clockNow } from '../runtime/clock';
+import type { CircuitBreakerSettings } from './circuit-breaker';
+import type { AttemptResult } from './outcome-window';
+import type { PacingSettings } from './pacer';
+import {
+  adopt,
+  isBusy,
+  newScope,
+  type Pass,
+  pacerChange,
+  record,
+  type Scope,
+  type ScopeSettings,
+} from './scope';
+import { createScopeCache, type ScopeCache } from './scope-cache';
+import { type LoadControlStore, memoryStore } from './store';
+import { throttleSignal } from './throttle-signal';
+
+export type { Pass, Scope } from './scope';
+export { whereOf } from './scope';
+
+export interface LoadControlSettings {
+  readonly circuitBreaker: CircuitBreakerSettings | false;
+  readonly pacing: PacingSettings | false;
+  readonly random: () => number;
+  /** While a quota holds a scope for longer than this, one probe per this long checks it. */
+  readonly probeEveryMs: number;
+  /** Where the state clients may share lives (the memory store: in this client only). */
+  readonly store?: LoadControlStore | undefined;
+}
+
+/**
+ * What the gate says to an attempt:
+ * - `go`: at `at` (reserved);
+ * - `wait`: for the breaker of `scope` until `until` (`Infinity`: until a probe in flight ends),
+ *   then ask again;
+ * - `late`: the earliest slot, `at`, is after the latest the call can use; nothing is reserved.
+ */
+export type Verdict =
+  | { readonly kind: 'go'; readonly pass: Pass; readonly at: number }
+  | { readonly kind: 'wait'; readonly scope: Scope; readonly until: number }
+  | { readonly kind: 'late'; readonly at: number };
+
+/** How an attempt ended, as load control needs it. */
+export interface Ending {
+  readonly result: AttemptResult;
+  /** A fault of the connection (refused, reset before an answer, DNS): it is the origin's. */
+  readonly originWide?: boolean;
+  readonly status?: number | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs?: number | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  /** When the attempt was sent. */
+  readonly sentAt: number;
+}
+
+/** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
+export const MAX_SCOPES = 256;
+
+// Weight of the latest success in the smoothed latency.
+const LATENCY_WEIGHT = 0.2;
+
+export interface LoadControl {
+  admit(origin: string, route: string, now: number, latest: number): Verdict;
+  /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
+  isStillAdmitted(pass: Pass): boolean;
+  settle(pass: Pass, now: number, ending: Ending): void;
+  /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
+  observe(origin: string, route: string, now: number, ending: Ending): void;
+  /** Calls `wake` once the scope's breaker changes, or (`forSlot`) once it is no longer paced. */
+  subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
+  /** The smoothed time an attempt to this origin takes. */
+  latencyOf(origin: string): number;
+  /** Whether pacing holds this route or its origin (paced, or held until a reset). */
+  isPaced(origin: string, route: string, now: number): boolean;
+  /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
+  isRetryBudgetFree(origin: string, route: string, now: number): boolean;
+  /** The scopes it knows (view.ts). */
+  scopes(): Iterable<Scope>;
+  /** Holds the origin's breaker open (`undefined`: the breaker is off); returns its release. */
+  isolate(origin: string): (() => void) | undefined;
+  /** Stops hearing the store: a store outlives the clients it serves (detached ones included). */
+  close(): void;
+}
+
+/** The scopes of one client, and what it knows of their settings. */
+interface Control {
+  readonly scopes: ScopeCache<Scope>;
+  readonly settings: ScopeSettings;
+  readonly pacing: boolean;
+}
+
+const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
+
+const originScope = (c: Control, origin: string): Scope =>
+  c.scopes.use(origin, () => newScope(c.settings, origin));
+
+function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
+  const o = originScope(c, origin);
+  const name = routeKey(origin, route);
+  return [o, c.scopes.use(name, () => newScope(c.settings, name, o, `/${route}`))];
+}
+
+/** Gives back the probes an attempt took, for an attempt that will not go. */
+function giveBack(probes: readonly Scope[], now: number): void {
+  for (const scope of probes) {
+    scope.breaker?.record(now, undefined, true);
+    scope.waiters.wakeAll();
+  }
+}
+
+/** The breakers' say: the scopes this attempt probes, or the verdict to wait. */
+function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undefined {
+  const byOrigin = o.breaker ? o.breaker.admit(now) : 'send';
+  if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
+  const byRoute = r.breaker ? r.breaker.admit(now) : 'send';
+  if (typeof byRoute === 'number') {
+    if (byOrigin === 'probe') giveBack([o], now);
+    return { kind: 'wait', scope: r, until: byRoute };
+  }
+  const probes = [o, r].filter((_, i) => [byOrigin, byRoute][i] === 'probe');
+  return probes.length ? probes : undefined;
+}
+
+function admit(c: Control, origin: string, route: string, now: number, latest: number): Verdict {
+  const [o, r] = scopesOf(c, origin, route);
+  const probes = askBreakers(o, r, now);
+  if (probes && !Array.isArray(probes)) return probes;
+  // A probe is one attempt: it goes at once, not after the slots of the calls before it.
+  let at = now;
+  let holdProbe: Scope | undefined;
+  if (!probes) {
+    at = o.pacer.reserve(now, latest);
+    if (at < o.pacer.holdUntil) holdProbe = o;
+    at = r.pacer.reserve(at, latest);
+    if (at < r.pacer.holdUntil) holdProbe = r;
+  }
+  // Only a send that waits (or a probe) can come too late to be of use: a plain one that goes
+  // now always may.
+  if (at > latest && (at > now || probes)) {
+    if (probes) giveBack(probes, now);
+    return { kind: 'late', at };
+  }
+  o.inFlight++;
+  r.inFlight++;
+  if (!probes && !holdProbe && at <= now) {
+    r.plain ??= { origin: o, route: r };
+    return { kind: 'go', pass: r.plain, at };
+  }
+  const cuts: [number, number] = [o.pacer.cuts, r.pacer.cuts];
+  return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
+}
+
+/**
+ * Whether a throttle met on route `r` is the whole origin's: an API-wide limit (named so by the
+ * headers, already pacing or holding the origin, or met on a second route within
+ * `healthyAfterMs`). Each other route then pays at most one throttled request.
+ */
+function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: number): boolean {
+  const last = o.lastThrottle;
+  o.lastThrottle = { route: r.name, at: now };
+  return (
+    !!ending.rateLimit?.shared ||
+    o.pacer.paced ||
+    o.pacer.holdUntil > now ||
+    (last !== undefined &&
+      last.route !== r.name &&
+      now - last.at < c.settings.pacing.healthyAfterMs)
+  );
+}
+
+/** A route's breaker opened while another route's was open too: the origin is broken. */
+function escalate(c: Control, o: Scope, opened: Scope, now: number): void {
+  for (const scope of c.scopes.values()) {
+    if (scope.parent === o && scope !== opened && scope.breaker?.state !== 'closed') {
+      o.breaker?.trip(now);
+      return;
+    }
+  }
+}
+
+/**
+ * Counts the attempt: a success for the origin and its route; a failure or throttle for its own
+ * scope (the origin's for a fault of the connection, else the route's). Returns that scope.
+ */
+function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scope {
+  const { origin: o, route: r, probes = [] } = pass;
+  const { result } = ending;
+  const own = ending.originWide ? o : r;
+  const counted = result === undefined ? [] : result === 'success' ? [o, r] : [own];
+  for (const scope of counted) {
+    const before = scope.breaker?.state;
+    record(scope, now, result, probes.includes(scope));
+    if (scope !== o && before === 'closed' && scope.breaker?.state === 'open') {
+      escalate(c, o, scope, now);
+    }
+  }
+  for (const scope of probes) {
+    // A probe of one scope that failed in another says nothing of the first: given back.
+    if (scope !== own && result !== 'success') scope.breaker?.record(now, undefined, true);
+    scope.waiters.wakeAll();
+  }
+  return own;
+}
+
+/** Tells the pacer of the scope the throttle was met on (or of its origin) what the response said. */
+function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): void {
+  const { origin: o, route: r, holdProbe } = pass;
+  const counts = own.window.counts(now);
+  const signal =
+    c.pacing && ending.result !== undefined
+      ? throttleSignal(
+          ending,
+          { counts, inFlight: own.inFlight, lastSuccessAt: own.lastSuccessAt },
+          now,
+        )
+      : undefined;
+  if (!signal) {
+    if (holdProbe && ending.result === 'success') {
+      pacerChange(holdProbe, now, (pacer) => pacer.endHold(now));
+    }
+    return;
+  }
+  let paced = own;
+  if (own === r && isOriginWide(c, o, r, ending, now)) {
+    paced = o;
+    if (ending.result !== 'success') record(o, now, ending.result, false);
+  }
+  const replace = holdProbe === paced || holdProbe === own;
+  const pacedCounts = paced.window.counts(now);
+  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, signal, replace));
+}
+
+function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
+  const { origin: o, route: r } = pass;
+  o.inFlight--;
+  r.inFlight--;
+  if (ending.result === 'success') {
+    const took = now - ending.sentAt;
+    o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
+    // The success path: a plain success, no probe, nothing its headers say.
+    if (pass === r.plain && !ending.rateLimit) {
+      record(o, now, 'success', false);
+      record(r, now, 'success', false);
+      return;
+    }
+  }
+  pace(c, pass, countOutcome(c, pass, now, ending), now, ending);
+}
+
+export function createLoadControl(settings: LoadControlSettings): LoadControl {
+  const store = settings.store ?? memoryStore();
+  const scopeSettings: ScopeSettings = {
+    ...settings,
+    // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
+    pacing: settings.pacing || DEFAULT_PACING,
+    store,
+  };
+  const c: Control = {
+    scopes: createScopeCache<Scope>(MAX_SCOPES, isBusy),
+    settings: scopeSettings,
+    pacing: !!settings.pacing,
+  };
+  const close = store.watch((key, latest) => {
+    const scope = c.scopes.get(key);
+    if (scope) adopt(scope, latest, clockNow() + store.clockOffset());
+  });
+  return { ...createLoadControlApi(c, store), close };
+}
+
+/** The load control of `c`: times given on this client's clock are read on the store's. */
+function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadControl, 'close'> {
+  const { scopes } = c;
+  return {
+    admit(origin, route, now, latest) {
+      const offset = store.clockOffset();
+      if (!offset) return admit(c, origin, route, now, latest);
+      const verdict = admit(c, origin, route, now + offset, latest + offset);
+      if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - offset };
+      return { ...verdict, at: verdict.at - offset };
+    },
+    settle: (pass, now, ending) => settle(c, pass, now + store.clockOffset(), ending),
+    isStillAdmitted({ origin, route, probes = [], cuts }) {
+      return (
+        (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
+        [origin, route].every(
+          (scope) => !scope.breaker || scope.breaker.state === 'closed' || probes.includes(scope),
+        )
+      );
+    },
+    observe(origin, route, now, ending) {
+      const [o, r] = scopesOf(c, origin, route);
+      o.inFlight++;
+      r.inFlight++;
+      settle(c, { origin: o, route: r }, now + store.clockOffset(), ending);
+    },
+    subscribe: (scope, startedAt, wake, forSlot = false) =>
+      (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
+    latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
+    isPaced(origin, route, now) {
+      const t = now + store.clockOffset();
+      return [scopes.get(origin), scopes.get(routeKey(origin, route))].some(
+        (scope) => scope && (scope.pacer.paced || scope.pacer.holdUntil > t),
+      );
+    },
+    isRetryBudgetFree(origin, route, now) {
+      const o = scopes.get(origin);
+      const r = scopes.get(routeKey(origin, route));
+      if (!o || !r) return false;
+      // The route's own successes and failures: the origin's connection faults are counted there too.
+      const t = now + store.clockOffset();
+      const { successes, failures, throttled } = r.window.counts(t);
+      const faults = o.window.counts(t).failures;
+      return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
+    },
+    scopes: () => scopes.values(),
+    isolate(origin) {
+      const { breaker, waiters } = originScope(c, origin);
+      if (!breaker) return;
+      breaker.isolate(clockNow());
+      let held = true;
+      return () => {
+        if (held) breaker.release(clockNow());
+        held = false;
+        waiters.wakeAll();
+      };
+    },
+  };
+}

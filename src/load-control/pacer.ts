@@ -1,0 +1,406 @@
+import type { PacingSettings } from '../contract/types';
+import type { OutcomeCounts } from './outcome-window';
+
+export type { PacingSettings };
+
+/**
+ * The send schedule of one scope (pure; the clock and `random` are given).
+ *
+ * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
+ * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
+ * quarter second (slow start: what a burst measured may be far below what the server drains); after
+ * one, it climbs by `growthPerSecond` of itself per second, without a ceiling, until the next
+ * signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
+ * unpaced.
+ */
+export interface Pacer {
+  /** The shared part of its state (`store.ts`); set by a change another client made. */
+  state: PaceState;
+  readonly paced: boolean;
+  /**
+   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
+   * proved too high, and is to be reserved again.
+   */
+  readonly cuts: number;
+  /** Until when a spent quota holds every send but a probe (0: no hold). */
+  readonly holdUntil: number;
+  /** The rate (requests per second) sends go at now, or `undefined` when unpaced. */
+  rate(now: number): number | undefined;
+  /**
+   * The time at which the next send may go (`now` when nothing holds it), reserved for the
+   * caller when it is no later than `latest`; a later one is returned but not reserved. During a
+   * hold, once every `probeEveryMs`, the call that comes then goes at once as a probe (its slot
+   * is before `holdUntil`).
+   */
+  reserve(now: number, latest: number): number;
+  /**
+   * A throttle signal. `waitMs` is the server's own wait; `replace` says a probe's reading
+   * replaces the hold (a quota that reset early ends it).
+   */
+  throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal, replace: boolean): void;
+  /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
+  endHold(now: number): void;
+  /**
+   * A breaker closed: release at the rate the scope handled before it failed, ramping up to
+   * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
+   */
+  release(now: number, lastGoodRate: number): void;
+}
+
+/**
+ * What a response asked of the sender:
+ * - `limit`: a 429 (or GitHub's 403); an unpaced scope holds until the server's wait is over
+ *   when the burst was mostly refused, since it then has spent the quota;
+ * - `quota`: a response said the quota is spent: hold until it resets, paced or not;
+ * - `overload`: a 503 while most attempts fail. If a window of pacing does not bring the share of
+ *   failures under half, the 503s do not depend on the rate: pacing stops and ignores them
+ *   until the scope has been free of them for `healthyAfterMs`.
+ */
+export interface ThrottleSignal {
+  readonly kind: 'limit' | 'quota' | 'overload';
+  /** The server's wait (`Retry-After`, or the quota's reset). */
+  readonly waitMs?: number | undefined;
+  /** Requests per second the headers announce (the quota over its period). */
+  readonly quotaPerSecond?: number | undefined;
+  /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
+  readonly sentAt: number;
+}
+
+/**
+ * Successes are counted over this window to measure the rate a scope accepts (it is the window
+ * of the scope's outcome counts).
+ */
+export const PACING_WINDOW_MS = 1000;
+// The shortest span a rate is measured over, so a burst that all succeeded in a few
+// milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
+// at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
+const OVERLOAD_SPAN_MS = 100;
+// Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
+// leaky bucket measured its burst size, not its drain rate, and must find the rate within a
+// second or two.
+const SLOW_START_DOUBLINGS = 4;
+// A 429 that says nothing more (no wait, no quota) this rare among the successes of the window is
+// noise (a healthy API's odd 429), not a rate: it changes nothing.
+const NOISE = 1 / 50;
+// The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
+const CUT = 0.7;
+// After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
+const RELEASE_GROWTH = 1;
+const RELEASE_CAP = 2;
+
+type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
+
+/** The state of a scope that was never paced. */
+export const unpacedState = (settings: PacingSettings): PaceState => ({
+  base: 0,
+  since: 0,
+  slowStart: true,
+  growth: settings.growthPerSecond,
+  cap: Infinity,
+  decidedAt: Infinity,
+  cuts: 0,
+  holdUntil: 0,
+  heldAt: -Infinity,
+  roundSum: 0,
+  roundReports: 0,
+  lastSignal: -Infinity,
+  overloadSince: Infinity,
+  releasing: false,
+  ignoreOverloadUntil: -Infinity,
+});
+
+function rateAt(s: PaceState, t: number): number {
+  const seconds = Math.max(0, t - s.since) / 1000;
+  const factor = s.slowStart
+    ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
+    : 1 + s.growth * seconds;
+  return s.base * Math.min(s.cap, factor);
+}
+
+/** The time one send takes at the rate of `t`: on a slow start's ramp, the rate rises during it. */
+function gapAfter(s: PaceState, t: number, share: number): number {
+  const rate = (rateAt(s, t) * share) / 1000;
+  if (!s.slowStart || t < s.since) return 1 / rate;
+  const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
+  return Math.log(1 + k / rate) / k;
+}
+
+function pace(d: Draft, settings: PacingSettings, now: number, rate: number): void {
+  d.base = Math.max(settings.minRatePerSecond, rate);
+  // The climb starts when sending does: a hold is not a time the rate was tried.
+  d.since = Math.max(now, d.holdUntil);
+}
+
+function unpace(d: Draft, settings: PacingSettings): void {
+  Object.assign(d, {
+    base: 0,
+    overloadSince: Infinity,
+    releasing: false,
+    slowStart: true,
+    cap: Infinity,
+    growth: settings.growthPerSecond,
+  });
+}
+
+/** A paced scope with no signal for `healthyAfterMs` is unpaced (every client finds so alone). */
+function settled(s: PaceState, settings: PacingSettings, now: number): PaceState {
+  if (!s.base || now - s.lastSignal < settings.healthyAfterMs) return s;
+  const d: Draft = { ...s };
+  unpace(d, settings);
+  return d;
+}
+
+function hold(d: Draft, now: number, ms: number, replace: boolean): void {
+  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
+  d.heldAt = now;
+}
+
+/**
+ * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
+ * a whole window measured since pacing began and still mostly failures. Returns whether the
+ * signal is spent.
+ */
+function overloadNotOurs(d: Draft, settings: PacingSettings, now: number): boolean {
+  if (now < d.ignoreOverloadUntil) {
+    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+    return true;
+  }
+  if (d.overloadSince !== Infinity && now - d.overloadSince > PACING_WINDOW_MS * 1.2) {
+    d.base = 0;
+    d.decidedAt = Infinity;
+    d.overloadSince = Infinity;
+    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+    return true;
+  }
+  return false;
+}
+
+/** What a throttle signal makes of the state; `share` is this client's share of the rate. */
+function throttled(
+  s: PaceState,
+  settings: PacingSettings,
+  now: number,
+  counts: OutcomeCounts,
+  signal: ThrottleSignal,
+  replace: boolean,
+  { share, reported }: { share: number; reported: boolean },
+): PaceState {
+  const d: Draft = { ...settled(s, settings, now) };
+  const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
+  if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
+  const rare = counts.throttled + counts.failures < counts.successes * NOISE;
+  if (kind === 'limit' && waitMs === undefined && rare) return s;
+  d.lastSignal = now;
+  d.releasing = false;
+  const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+  // An unpaced client that meets a 429 (not a rare one: see NOISE) has spent the quota in a
+  // burst: it holds until the server's wait is over or, if the server gave none, until a
+  // second has passed since the burst began (the shortest quota period in use).
+  const holdMs =
+    kind === 'quota' || (kind === 'limit' && !d.base)
+      ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
+      : undefined;
+  if (holdMs !== undefined) hold(d, now, holdMs, replace);
+  // What this client had accepted; over its share, what the scope accepted; or the quota its
+  // headers announce, if that is more: a client that spent its quota in a burst accepted too few
+  // to measure from.
+  const own = (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
+  let accepted = Math.max(own / share, quotaPerSecond);
+  if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
+  if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
+  const oldNews = sentAt < d.decidedAt + periodMs / 4;
+  if (oldNews && d.base && share < 1 && !quotaPerSecond) {
+    // The other clients' answers to the same burst: what each accepted adds up, once each, and
+    // the clients not heard from yet are counted at the average of those that were. (The largest
+    // of their estimates would win every time, and ratchet the rate up on noise.)
+    if (reported) return d;
+    d.roundSum += own;
+    d.roundReports++;
+    accepted = d.roundSum / d.roundReports / share;
+    pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
+    return d;
+  }
+  learn(d, settings, now, accepted, oldNews, waitMs === undefined);
+  // A decision starts a round: this client's report is its first.
+  if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
+  return d;
+}
+
+/**
+ * Sets the rate from what was accepted. An answer to a send made before the rate was last set,
+ * or within a quarter of the period after (`oldNews`: the burst before pacing; the overshoot
+ * that set it; a bucket that a burst filled and that is still draining), says the rate is at
+ * least that. One met while paced says the rate it was sent at is too much: it is cut to what
+ * was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
+ * quarter second before was still accepted), since a client may have sent less than the
+ * server takes. From then on it climbs slowly.
+ */
+function learn(
+  d: Draft,
+  settings: PacingSettings,
+  now: number,
+  accepted: number,
+  oldNews: boolean,
+  noWaitSaid: boolean,
+): void {
+  if (!d.base || oldNews) {
+    if (!d.base) {
+      d.decidedAt = now;
+      // A server that said how long to wait named its period: what was accepted over it is the
+      // rate, with nothing to search for. With no wait said, slow start searches.
+      d.slowStart = noWaitSaid;
+    }
+    pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
+    return;
+  }
+  const rate = rateAt(d, now);
+  d.decidedAt = now;
+  d.cuts++;
+  pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
+  d.slowStart = false;
+  d.cap = Infinity;
+  d.growth = settings.growthPerSecond;
+}
+
+/**
+ * A probe of a hold came back with no throttle: the quota reset early, and what was learned of
+ * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
+ */
+function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
+  const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
+  unpace(d, settings);
+  return d;
+}
+
+/** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
+function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
+  const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
+  Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
+  pace(d, settings, now, rate);
+  d.releasing = true;
+  return d;
+}
+
+/** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
+interface OwnSchedule {
+  next: number;
+  /** The round (a decision's time) this client reported what it accepted in. */
+  reportedRound: number;
+  probedAt: number;
+  seenDecision: number;
+}
+
+/** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
+function reserveSlot(
+  s: PaceState,
+  own: OwnSchedule,
+  now: number,
+  latest: number,
+  share: number,
+  probeEveryMs: number,
+  random: () => number,
+): number {
+  // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
+  // (none waits for it: the others learn when the hold ends, and fail at once).
+  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probedAt) + probeEveryMs) {
+    own.probedAt = now;
+    return now;
+  }
+  if (!s.base) {
+    if (now >= s.holdUntil) return now;
+    // Held with no rate known: spread the release over a second past the end of the hold.
+    return s.holdUntil + random() * 1000;
+  }
+  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
+  if (s.decidedAt !== own.seenDecision) own.next = Math.min(own.next, s.decidedAt);
+  own.seenDecision = s.decidedAt;
+  const slot = Math.max(now, own.next, s.holdUntil);
+  // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
+  // release or a slow start, whose calls take their slots at once, ramps as planned).
+  if (slot <= latest) own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
+  return slot;
+}
+
+/** How a client takes part in a shared pace: it changes the state through the store. */
+export interface PaceSharing {
+  /** Makes a change of the shared state and returns it (the memory store: here, at once). */
+  change(change: (state: PaceState) => PaceState): PaceState;
+  /** This client's share of the rate: 1 over the clients sharing it. */
+  share(): number;
+}
+
+export function createPacer(
+  settings: PacingSettings,
+  random: () => number,
+  probeEveryMs: number,
+  sharing?: PaceSharing,
+): Pacer {
+  let state = unpacedState(settings);
+  const own: OwnSchedule = {
+    ...{ next: 0, probedAt: -Infinity, seenDecision: Infinity },
+    reportedRound: Number.NaN,
+  };
+  const change = (make: (s: PaceState) => PaceState): void => {
+    state = sharing ? sharing.change(make) : make(state);
+  };
+  const share = (): number => sharing?.share() ?? 1;
+  return {
+    get state() {
+      return state;
+    },
+    set state(latest) {
+      state = latest;
+    },
+    get paced() {
+      return state.base > 0;
+    },
+    get holdUntil() {
+      return state.holdUntil;
+    },
+    get cuts() {
+      return state.cuts;
+    },
+    rate(now) {
+      const { base, lastSignal } = state;
+      return base && now - lastSignal < settings.healthyAfterMs ? rateAt(state, now) : undefined;
+    },
+    reserve(now, latest) {
+      state = settled(state, settings, now);
+      return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
+    },
+    throttle(now, counts, signal, replace) {
+      const reported = own.reportedRound === state.decidedAt;
+      change((s) =>
+        throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
+      );
+      own.reportedRound = state.decidedAt;
+    },
+    endHold: (now) => change((s) => holdEnded(s, settings, now)),
+    release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
+  };
+}
+
+/** The state of a pacer that clients sharing a store share (see `createPacer` for each field). */
+export interface PaceState {
+  /** The rate (requests per second) the climb starts from; 0: unpaced. */
+  readonly base: number;
+  /** When the climb started. */
+  readonly since: number;
+  readonly slowStart: boolean;
+  readonly growth: number;
+  readonly cap: number;
+  /** When the rate was last set from a throttle (Infinity: never). */
+  readonly decidedAt: number;
+  readonly cuts: number;
+  readonly holdUntil: number;
+  /** When the hold was last set: a long one is probed `probeEveryMs` after. */
+  readonly heldAt: number;
+  /** What the clients that reported since the last decision had accepted (per second), and how many reported. */
+  readonly roundSum: number;
+  readonly roundReports: number;
+  readonly lastSignal: number;
+  /** When a pace of overloads began (Infinity: none). */
+  readonly overloadSince: number;
+  readonly releasing: boolean;
+  readonly ignoreOverloadUntil: number;
+}

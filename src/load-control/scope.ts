@@ -1,0 +1,174 @@
+import { now as clockNow } from '../runtime/clock';
+import { publish } from '../runtime/metrics';
+import {
+  type CircuitBreaker,
+  type CircuitBreakerSettings,
+  CLOSED,
+  createCircuitBreaker,
+} from './circuit-breaker';
+import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
+import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
+import type { LoadControlStore, SharedScope } from './store';
+import { createWaitQueue, type WaitQueue } from './wait-queue';
+
+/**
+ * The load-control state of one scope: an origin (connection faults, API-wide limits) or one
+ * route of it (its own failures and throttles). Its pacer's and breaker's state is shared
+ * through the store; the rest is this client's own.
+ */
+export interface Scope {
+  /** The origin, or the origin and the route. */
+  readonly name: string;
+  /** Routes only: the scope of their origin. */
+  readonly parent: Scope | undefined;
+  /** Over `PACING_WINDOW_MS`: the rate the scope accepts, and whether it mostly fails. */
+  readonly window: OutcomeWindow;
+  readonly breaker: CircuitBreaker | undefined;
+  /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
+  readonly shared: boolean;
+  readonly pacer: Pacer;
+  /** The version of the shared state the store last reported (a change made here counts once it does). */
+  version: number;
+  inFlight: number;
+  /** Successes per second measured while the scope was healthy. */
+  lastGoodRate: number;
+  lastSuccessAt: number;
+  /** A smoothed time an attempt takes to succeed: a slot with less time left is not worth it. */
+  latencyMs: number;
+  /** Calls waiting for the breaker, woken when it changes. */
+  readonly waiters: WaitQueue;
+  /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
+  readonly slotWaiters: WaitQueue;
+  /** Origins only: the route that was last throttled, and when. */
+  lastThrottle?: { readonly route: string; readonly at: number } | undefined;
+  /** The pass of every plain attempt (made once: the success path allocates none). */
+  plain?: Pass;
+}
+
+/** An attempt let through, to be settled with how it ended. */
+export interface Pass {
+  readonly origin: Scope;
+  readonly route: Scope;
+  /** The scopes whose breaker this attempt probes. */
+  readonly probes?: readonly Scope[] | undefined;
+  /** The scope whose quota hold this attempt probes. */
+  readonly holdProbe?: Scope | undefined;
+  /** For a slot ahead: the cuts of the origin's and the route's pacers when it was reserved. */
+  readonly cuts?: readonly [number, number];
+}
+
+export interface ScopeSettings {
+  readonly circuitBreaker: CircuitBreakerSettings | false;
+  readonly pacing: PacingSettings;
+  readonly random: () => number;
+  readonly probeEveryMs: number;
+  readonly store: LoadControlStore;
+}
+
+/** Where a scope is: its origin, and its route when it is a route's. */
+export const whereOf = ({ name, parent }: Scope): { origin: string; route?: string } =>
+  parent ? { origin: parent.name, route: name.slice(parent.name.length) } : { origin: name };
+
+/** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
+export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
+  const wasPaced = scope.pacer.paced;
+  change(scope.pacer);
+  if (wasPaced && !scope.pacer.paced) scope.slotWaiters.wakeAll();
+  publish('pacing', () => ({
+    ...whereOf(scope),
+    ratePerSecond: scope.pacer.rate(now),
+    holdMs: Math.max(0, scope.pacer.holdUntil - now),
+  }));
+}
+
+/** The scope's shared state as known here. */
+const sharedOf = (scope: Scope): SharedScope => ({
+  version: scope.version,
+  pace: scope.pacer.state,
+  breaker: scope.breaker?.shared ?? CLOSED,
+});
+
+/** Takes the state another client left: the pacer's, then the breaker's (which may wake calls). */
+export function adopt(scope: Scope, latest: SharedScope, now: number): void {
+  if (latest.version <= scope.version) return;
+  scope.version = latest.version;
+  pacerChange(scope, now, (pacer) => {
+    pacer.state = latest.pace;
+  });
+  scope.breaker?.adopt(latest.breaker, now);
+  scope.waiters.wakeAll();
+}
+
+export function newScope(
+  settings: ScopeSettings,
+  name: string,
+  parent?: Scope,
+  route?: string,
+): Scope {
+  const { circuitBreaker, random, store } = settings;
+  const window = createOutcomeWindow(PACING_WINDOW_MS);
+  const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
+  // The version is the store's to count: it reports the state it kept, with its version.
+  const update = (make: (s: SharedScope) => SharedScope): SharedScope =>
+    store.update(name, sharedOf(scope), make);
+  const share = (): number => 1 / Math.max(1, store.clients());
+  const scope: Scope = {
+    ...{ name, parent, window, shared, breaker: undefined, version: 0 },
+    pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {
+      change: (make) => update((s) => ({ ...s, pace: make(s.pace) })).pace,
+      share,
+    }),
+    ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
+    waiters: createWaitQueue(),
+    slotWaiters: createWaitQueue(),
+  };
+  if (circuitBreaker) {
+    const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
+    const where = parent ? { origin: parent.name, route } : { origin: name };
+    // Released oldest first, at the rate the scope handled before it failed (or spread over a
+    // second when that is unknown); with neither, there is nothing to spread. Both are this
+    // client's: the rate released is the fleet's, as many times that as clients share it.
+    const onClose = (now: number): void => {
+      const rate = (scope.lastGoodRate || scope.waiters.size) * store.clients();
+      if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
+    };
+    (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker(
+      ...([where, circuitBreaker, ownWindow, random, onClose] as const),
+      {
+        change: (make) => update((s) => ({ ...s, breaker: make(s.breaker) })).breaker,
+        lease: () => store.lease(name, circuitBreaker.breakDurationMs),
+        unlease: () => store.unlease(name),
+        wake: () => scope.waiters.wakeAll(),
+        share,
+      },
+    );
+  }
+  const latest = store.latest(name);
+  if (latest) adopt(scope, latest, clockNow() + store.clockOffset());
+  return scope;
+}
+
+/** Counts an attempt's result in the scope's window and breaker. */
+export function record(scope: Scope, now: number, result: AttemptResult, probe: boolean): void {
+  if (result === undefined) return;
+  if (result === 'success') scope.lastSuccessAt = now;
+  if (!scope.shared || !scope.breaker) scope.window.add(now, result);
+  scope.breaker?.record(now, result, probe);
+  if (result !== 'success') {
+    // The first failures after a healthy spell tell the rate it handled (a window that is
+    // already half failures has lost the successes that measured it).
+    const { successes, failures, throttled, spanMs } = scope.window.counts(now);
+    if (4 * (failures + throttled) < successes) {
+      scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+    }
+  }
+}
+
+/** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
+export const isBusy = (scope: Scope): boolean =>
+  scope.inFlight > 0 ||
+  scope.waiters.size > 0 ||
+  scope.slotWaiters.size > 0 ||
+  scope.pacer.paced ||
+  scope.pacer.holdUntil > clockNow() ||
+  (scope.breaker !== undefined && scope.breaker.state !== 'closed');

@@ -1,0 +1,76 @@
+import type { RateLimit } from '../http/rate-limit-headers';
+import type { OutcomeCounts } from './outcome-window';
+import { PACING_WINDOW_MS, type ThrottleSignal } from './pacer';
+
+/** What an attempt's response said, as the throttle signal needs it. */
+export interface Answer {
+  readonly status?: number | undefined;
+  /** The server's wait: `Retry-After`, else the rate limit's reset. */
+  readonly waitMs?: number | undefined;
+  readonly rateLimit?: RateLimit | undefined;
+  readonly sentAt: number;
+}
+
+/** What the scope looks like when the answer comes. */
+export interface ScopeView {
+  readonly counts: OutcomeCounts;
+  readonly inFlight: number;
+  readonly lastSuccessAt: number;
+}
+
+// Attempts the window must hold before a 503 may count as an overload.
+const MIN_OVERLOAD_SAMPLE = 20;
+
+/**
+ * The quota the headers announce, per second over its period; not said, over its reset in whole
+ * seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the second
+ * is up to two seconds long for a one-second window, and a quota spread over it would run at a
+ * third of its rate.
+ */
+function periodOf(rateLimit: RateLimit | undefined): number {
+  const periodMs = rateLimit?.periodMs ?? Math.floor((rateLimit?.resetMs ?? 0) / 1000) * 1000;
+  return Math.max(periodMs, PACING_WINDOW_MS);
+}
+
+/**
+ * Whether an answer asks the sender to slow down, and how (pure):
+ * - the headers say the quota is spent, counting the requests still in flight, which will spend
+ *   what is left: a `quota` hold until the reset (a second after the burst began, if not said);
+ * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
+ * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
+ *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
+ *   learn a rate near zero from it.
+ */
+export function throttleSignal(
+  answer: Answer,
+  scope: ScopeView,
+  now: number,
+): ThrottleSignal | undefined {
+  const { status, rateLimit, sentAt } = answer;
+  const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodOf(rateLimit) : undefined;
+  const remaining = rateLimit?.remaining;
+  if (remaining !== undefined && remaining <= scope.inFlight) {
+    // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
+    // lose up to a second in each window. Such a quota, when its size is known, is paced at its
+    // own rate instead, the hold ending a second early but not before one slot of that rate (a
+    // send that still comes early meets a 429 and its Retry-After). A longer quota is held to
+    // its reset: the second costs little.
+    const resetMs = rateLimit?.resetMs;
+    const early = quota !== undefined && resetMs !== undefined && periodOf(rateLimit) <= 2000;
+    return {
+      kind: 'quota',
+      waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
+      quotaPerSecond: quota,
+      sentAt,
+    };
+  }
+  const waitMs = answer.waitMs;
+  if (status === 429 || (status === 503 && waitMs !== undefined)) {
+    return { kind: 'limit', waitMs, quotaPerSecond: quota, sentAt };
+  }
+  if (status !== 503) return undefined;
+  const { successes, failures, throttled } = scope.counts;
+  const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
+  if (successes + failures + throttled < MIN_OVERLOAD_SAMPLE) return undefined;
+  return failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
+}

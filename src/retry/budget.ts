@@ -1,0 +1,43 @@
+import type { RetryBudgetSettings } from '../contract/types';
+import { createSlidingCounts } from '../runtime/sliding-counts';
+
+/**
+ * The retry budget of one client (Finagle's model): within any window,
+ * `retries ≤ ratio × requests + minRetriesPerSecond × windowMs / 1000`.
+ * A retry storm can then add at most `ratio` to the load of an outage, while a quiet client
+ * keeps a floor of retries to ride out a blip.
+ */
+export interface RetryBudget {
+  /** Counts one call (its first attempt). */
+  recordRequest(now: number): void;
+  /** Takes one retry from the budget if it allows one; `false` leaves the budget unchanged. */
+  tryWithdraw(now: number): boolean;
+  /** The share of the window's allowance not yet spent on retries (0 to 1). */
+  remaining(now: number): number;
+}
+
+const REQUESTS = 0;
+const RETRIES = 1;
+
+export function createRetryBudget(settings: RetryBudgetSettings): RetryBudget {
+  const floor = (settings.minRetriesPerSecond * settings.windowMs) / 1000;
+  // A count leaves the window between windowMs and 1.1 × windowMs after it was made, never
+  // early, so no exact window holds more retries than the bound (a request may count up to a
+  // tenth of a window longer, in the retries' favour).
+  const counts = createSlidingCounts(settings.windowMs, 2);
+  const allowed = (now: number): number => settings.ratio * counts.sum(now, REQUESTS) + floor;
+  return {
+    recordRequest(now) {
+      counts.add(now, REQUESTS);
+    },
+    tryWithdraw(now) {
+      if (counts.sum(now, RETRIES) + 1 > allowed(now)) return false;
+      counts.add(now, RETRIES);
+      return true;
+    },
+    remaining(now) {
+      const all = allowed(now);
+      return all > 0 ? Math.max(0, 1 - counts.sum(now, RETRIES) / all) : 0;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import type { RetryState, StopReason } from '../contract/types';
+import type { Classification } from '../http/classify';
+import { isInFlightConflict } from '../http/in-flight-conflict';
+import type { ResolvedOptions } from '../options/options';
+import { fullJitterDelay } from './backoff';
+import type { RetryBudget } from './budget';
+
+/** What is known of a failed attempt, read off the axios error by the interceptor. */
+export interface AttemptOutcome {
+  readonly classification: Classification;
+  readonly status: number | undefined;
+  /** Upper case. */
+  readonly method: string;
+  readonly hasIdempotencyKey: boolean;
+  readonly replayableBody: boolean;
+  /**
+   * The wait the server asked for: its `Retry-After`, else its rate limit's reset (read once,
+   * with the gate's reading, and capped at a day).
+   */
+  readonly serverWaitMs?: number | undefined;
+  /** Its scope (origin or route) is paced or held by load control. */
+  readonly paced?: boolean;
+  /** The retry is not charged to the budget: its origin is paced, or mostly succeeding. */
+  readonly retryIsFree?: boolean;
+  /** What the server said of retrying (see server-signals.ts): `false` = don't, ms = pushback. */
+  readonly advice?: boolean | number | undefined;
+  /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
+  readonly verdict: () => boolean | undefined;
+  /** The caller's `retryDelay`, if any: the delay in place of a backoff draw. */
+  readonly delay?: ((delayMs: number) => number) | undefined;
+}
+
+export type Decision =
+  | { readonly retry: false; readonly reason: StopReason }
+  | { readonly retry: true; readonly delayMs: number; readonly finalAttempt: boolean };
+
+const stop = (reason: StopReason): Decision => ({ retry: false, reason });
+
+/** The default rule: is this failure worth repeating at all? */
+function isRepeatable(
+  outcome: AttemptOutcome,
+  options: ResolvedOptions,
+  retryCount: number,
+): boolean {
+  const { classification, status, method, hasIdempotencyKey } = outcome;
+  if (outcome.advice === true) return true;
+  // The server may have acted on the request: repeat it only if doing so twice is harmless.
+  const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
+  switch (classification.kind) {
+    case 'status':
+      return (
+        (status !== undefined && options.statusCodes.includes(status) && safeToRepeat) ||
+        isInFlightConflict(status, hasIdempotencyKey, retryCount)
+      );
+    case 'transient':
+      return classification.neverSent || safeToRepeat;
+    default:
+      return false;
+  }
+}
+
+/**
+ * A throttle (a 429), or an overload (a 503), of a scope that pacing holds to the server's rate
+ * (a scope that stopped serving is not paced: its 503s are the breaker's, and count as usual).
+ */
+export const isPacedThrottle = (outcome: Omit<AttemptOutcome, 'verdict'>): boolean =>
+  !!outcome.paced && (outcome.status === 429 || outcome.status === 503);
+
+/** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
+function limitReached(
+  outcome: AttemptOutcome,
+  state: RetryState,
+  options: ResolvedOptions,
+  deadlinePassed: boolean,
+): StopReason | undefined {
+  if (!outcome.replayableBody) return 'body-not-replayable';
+  // With a deadline, attempts that never reached the server (an origin down for a while) do not
+  // use up the retries: the deadline bounds them, and the breaker keeps them from the origin.
+  const refused =
+    options.deadlineMs === undefined
+      ? 0
+      : (state.refusedCount ?? 0) + (outcome.classification.neverSent ? 1 : 0);
+  // Throttles of a paced scope are pacing's to bound, not the count's: up to `retries` of them
+  // are free (a leaky bucket may answer a call 429 while the pacer finds its rate).
+  const throttled = Math.min(
+    (state.throttledCount ?? 0) + (isPacedThrottle(outcome) ? 1 : 0),
+    options.retries,
+  );
+  if (state.retryCount - refused - throttled >= options.retries) return 'retries-exhausted';
+  if (deadlinePassed) return 'deadline';
+  return undefined;
+}
+
+/**
+ * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
+ * `budget` is charged only when the answer is to retry a request that reached the server, to an
+ * origin that is neither paced nor mostly succeeding (`retryIsFree`).
+ * Pure but for `options.random` and the budget, both given.
+ */
+export function decide(
+  outcome: AttemptOutcome,
+  state: RetryState,
+  options: ResolvedOptions,
+  budget: RetryBudget | undefined,
+  now: number,
+): Decision {
+  if (outcome.classification.kind === 'canceled') return stop('canceled');
+  if (outcome.advice === false) return stop('upstream-gave-up');
+
+  const remaining =
+    options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
+  // The last attempt limits the load a call adds near its deadline; one that was refused never
+  // reached the server, so it added none and does not use up the call's last chance.
+  const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
+  const limit = limitReached(outcome, state, options, lastChanceUsed || remaining <= 0);
+  // A limit stops the call whatever `shouldRetry` would answer, so it is not asked; without it,
+  // a failure the default rule never repeats still stops as `not-retryable`.
+  if (limit) {
+    return stop(
+      options.shouldRetry || isRepeatable(outcome, options, state.retryCount)
+        ? limit
+        : 'not-retryable',
+    );
+  }
+  if (!(outcome.verdict() ?? isRepeatable(outcome, options, state.retryCount))) {
+    return stop('not-retryable');
+  }
+
+  const asked = typeof outcome.advice === 'number' ? outcome.advice : outcome.serverWaitMs;
+  // On top of a server-given wait, the draw only de-synchronises the clients released at the same
+  // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
+  const jitter = fullJitterDelay(
+    asked === undefined ? state.retryCount + 1 : 1,
+    options,
+    options.random,
+  );
+  if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
+  // Waiting until the deadline itself would leave the attempt no time at all.
+  if (asked !== undefined && asked >= remaining) return stop('deadline');
+
+  const earliest = asked ?? 0;
+  // A server-given wait wins over the caller's `retryDelay`.
+  let delayMs = asked === undefined && outcome.delay ? outcome.delay(jitter) : earliest + jitter;
+  // A wait that would end past the deadline becomes one last attempt at a point drawn over the
+  // time that remains: neither giving up while time remains, nor all clients at the last moment.
+  const finalAttempt = delayMs >= remaining;
+  if (finalAttempt) delayMs = earliest + options.random() * (remaining - earliest);
+
+  const charged = !outcome.classification.neverSent && !outcome.retryIsFree;
+  if (charged && budget && !budget.tryWithdraw(now)) {
+    return stop('budget-exhausted');
+  }
+  return { retry: true, delayMs, finalAttempt };
+}
