@@ -25,6 +25,8 @@ export interface Span {
   readonly fromMs: number;
   readonly toMs: number;
   readonly label: string;
+  /** A label at the span's end (`server back`), drawn at its edge. */
+  readonly endLabel?: string;
   /** `down`: red (the server cannot serve); `held`: amber (the client holds its calls). */
   readonly kind: 'down' | 'held';
 }
@@ -115,13 +117,8 @@ export function renderTimelineChart(chart: TimelineChart): string {
     parts.push(
       `<text x="${margin.left}" y="${top - 8}" font-weight="bold">${escapeXml(panel.title)}</text>`,
     );
-    for (const span of panel.spans ?? []) {
-      const down = span.kind === 'down';
-      parts.push(
-        `<rect x="${f(x(span.fromMs))}" y="${top}" width="${f(Math.max(0, x(span.toMs) - x(span.fromMs)))}" height="${panelHeight}" fill="${down ? colours.down : colours.held}"/>`,
-        `<text x="${f(x(span.fromMs) + 4)}" y="${top + (down ? 14 : 28)}" fill="${down ? colours.downText : colours.heldText}">${escapeXml(span.label)}</text>`,
-      );
-    }
+    const spanLines = drawSpans(parts, panel.spans ?? [], { x, top, bottom });
+    const marksTop = top + spanLines * 14 + 6;
     for (let tick = 0; tick <= yMax; tick += yStep) {
       parts.push(
         `<line x1="${margin.left}" x2="${width - margin.right}" y1="${f(y(tick))}" y2="${f(y(tick))}" stroke="${colours.grid}"/>`,
@@ -129,15 +126,17 @@ export function renderTimelineChart(chart: TimelineChart): string {
       );
     }
     // Labels that would overlap (marks at the same x, or close) go on the next line down.
+    // They are drawn last, over the bars, with a white halo.
     const lineEnds: number[] = [];
+    const markLabels: string[] = [];
     for (const mark of panel.marks ?? []) {
       const at = x(mark.atMs);
-      let line = lineEnds.findIndex((end) => at + 3 >= end);
-      if (line < 0) line = lineEnds.length;
-      lineEnds[line] = at + 3 + labelWidth(mark.label) + 4;
+      const line = lineFor(lineEnds, at + 3, labelWidth(mark.label) + 4);
       parts.push(
-        `<line x1="${f(at)}" x2="${f(at)}" y1="${top + 34}" y2="${bottom}" stroke="${colours.mark}" stroke-dasharray="2 3"/>`,
-        `<text x="${f(at + 3)}" y="${top + 44 + line * 11}" fill="${colours.mark}" font-size="10">${escapeXml(mark.label)}</text>`,
+        `<line x1="${f(at)}" x2="${f(at)}" y1="${marksTop}" y2="${bottom}" stroke="${colours.mark}" stroke-dasharray="2 3"/>`,
+      );
+      markLabels.push(
+        `<text x="${f(at + 3)}" y="${marksTop + 10 + line * 11}" fill="${colours.mark}" font-size="10"${halo}>${escapeXml(mark.label)}</text>`,
       );
     }
     const span = (bucket: number): string =>
@@ -172,6 +171,8 @@ export function renderTimelineChart(chart: TimelineChart): string {
     }
     parts.push(
       `<line x1="${margin.left}" x2="${width - margin.right}" y1="${bottom}" y2="${bottom}" stroke="${colours.axis}"/>`,
+      ...spanLabels(panel.spans ?? [], { x, top, bottom }).map((label) => label.svg),
+      ...markLabels,
     );
     for (let second = 0; second * 1000 <= buckets * chart.bucketMs; second += 1) {
       parts.push(
@@ -182,6 +183,80 @@ export function renderTimelineChart(chart: TimelineChart): string {
   });
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
+}
+
+interface PanelFrame {
+  readonly x: (ms: number) => number;
+  readonly top: number;
+  readonly bottom: number;
+}
+
+/**
+ * The spans' shading, behind the bars: the client's holds first, then the server's outages over
+ * them, translucent and edged in red, so that an outage's end shows through a hold. Returns how
+ * many lines the spans' labels take at the top of the panel.
+ */
+function drawSpans(parts: string[], spans: readonly Span[], frame: PanelFrame): number {
+  const { x, top, bottom } = frame;
+  const ordered = [
+    ...spans.filter((s) => s.kind === 'held'),
+    ...spans.filter((s) => s.kind === 'down'),
+  ];
+  for (const span of ordered) {
+    const [from, to] = [x(span.fromMs), x(span.toMs)];
+    const rect = `<rect x="${f(from)}" y="${top}" width="${f(Math.max(0, to - from))}" height="${bottom - top}"`;
+    if (span.kind === 'held') {
+      parts.push(`${rect} fill="${colours.held}"/>`);
+      continue;
+    }
+    parts.push(`${rect} fill="${colours.down}" fill-opacity="0.75"/>`);
+    for (const edge of [from, to]) {
+      parts.push(
+        `<line x1="${f(edge)}" x2="${f(edge)}" y1="${top}" y2="${bottom}" stroke="${colours.downText}" stroke-width="1.5"/>`,
+      );
+    }
+  }
+  return Math.max(0, ...spanLabels(spans, frame).map((label) => label.line + 1));
+}
+
+/**
+ * The spans' labels (and an outage's end label), drawn last so that nothing covers them, each on
+ * the first line at the top of the panel where it overlaps no other.
+ */
+function spanLabels(
+  spans: readonly Span[],
+  { x, top }: PanelFrame,
+): { readonly line: number; readonly svg: string }[] {
+  const texts = spans.flatMap((span) => {
+    const colour = span.kind === 'down' ? colours.downText : colours.heldText;
+    const start = { at: x(span.fromMs) + 4, text: span.label, colour };
+    const end = { at: x(span.toMs) + 4, text: span.endLabel ?? '', colour };
+    return [start, end].filter((t) => t.text !== '');
+  });
+  texts.sort((a, b) => a.at - b.at);
+  const lineEnds: number[] = [];
+  return texts.map(({ at: wanted, text, colour }) => {
+    // A label that would run past the plot's right edge ends at it.
+    const at = Math.min(wanted, width - margin.right - textWidth(text, 12));
+    const line = lineFor(lineEnds, at, textWidth(text, 12) + 6);
+    return {
+      line,
+      svg: `<text x="${f(at)}" y="${top + 14 + line * 14}" fill="${colour}"${halo}>${escapeXml(text)}</text>`,
+    };
+  });
+}
+
+/** The first line whose last label ends before `at`; it then ends at `at + extent`. */
+function lineFor(lineEnds: number[], at: number, extent: number): number {
+  let line = lineEnds.findIndex((end) => at >= end);
+  if (line < 0) line = lineEnds.length;
+  lineEnds[line] = at + extent;
+  return line;
+}
+
+/** About how wide a text draws at `fontSize` (px), in px: a generous average glyph width. */
+export function textWidth(text: string, fontSize: number, bold = false): number {
+  return text.length * fontSize * (bold ? 0.62 : 0.56);
 }
 
 /** One entry per kind of mark the chart's panels use. */
@@ -217,8 +292,11 @@ function legend(left: number, baseline: number, chart: TimelineChart): string {
 
 /** About how wide a mark's label draws at font size 10, in px. */
 export function labelWidth(label: string): number {
-  return label.length * 5.6;
+  return textWidth(label, 10);
 }
+
+/** A white outline under a label's glyphs, so that it reads over bars and shading. */
+const halo = ' stroke="#ffffff" stroke-width="3" paint-order="stroke"';
 
 function f(value: number): string {
   return value.toFixed(1);

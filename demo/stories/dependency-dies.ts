@@ -318,19 +318,28 @@ function printAndCheck(report: Parameters<Story['run']>[0], run: Run): void {
 }
 
 async function drawChart(run: Run): Promise<void> {
+  // The breaker holds calls from its first opening to its closing (probes included): one span.
+  const opened = run.transitions.find((t) => t.to === 'open');
+  const closed = [...run.transitions].reverse().find((t) => t.to === 'closed');
   const spans: Span[] = [
+    ...(opened
+      ? [
+          {
+            fromMs: opened.atMs,
+            toMs: closed?.atMs ?? Math.max(...run.transitions.map((t) => t.atMs)),
+            label: 'breaker open: calls held',
+            kind: 'held' as const,
+          },
+        ]
+      : []),
     {
       fromMs: run.downAtMs,
       toMs: run.upAtMs,
       label: 'server down: connections refused',
+      endLabel: `server back at ${seconds(run.upAtMs)}`,
       kind: 'down',
     },
   ];
-  run.transitions.forEach((t, i) => {
-    if (t.to !== 'open') return;
-    const end = run.transitions[i + 1]?.atMs ?? t.atMs;
-    spans.push({ fromMs: t.atMs, toMs: end, label: i === 0 ? 'breaker open' : '', kind: 'held' });
-  });
   const marks = run.transitions.map((t) => ({
     atMs: t.atMs,
     label: t.to === 'half-open' ? 'probe' : t.to,
