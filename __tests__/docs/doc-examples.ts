@@ -110,7 +110,10 @@ export async function runExample(
       if (!(specifier in run.modules)) throw new Error(`the example imports ${specifier}`);
       const module = run.modules[specifier] as Record<string, unknown>;
       const named = /\{([^}]*)\}/.exec(clause)?.[1];
-      const fallback = clause.replace(/\{[^}]*\}/, '').replace(/,\s*$/, '').trim();
+      const fallback = clause
+        .replace(/\{[^}]*\}/, '')
+        .replace(/,\s*$/, '')
+        .trim();
       if (fallback.startsWith('* as ')) bind(fallback.slice(5), module);
       else if (fallback) bind(fallback, module.default ?? module);
       for (const part of named?.split(',') ?? []) {

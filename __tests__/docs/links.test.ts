@@ -2,10 +2,10 @@
 // a heading (GitHub's anchor for it) or an `<a id>` of that file.
 import { existsSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { docFiles, readDoc, ROOT } from './doc-examples';
+import { docFiles, ROOT, readDoc } from './doc-examples';
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
-export function anchorOf(heading: string): string {
+function anchorOf(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, '')

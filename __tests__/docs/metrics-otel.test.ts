@@ -1,9 +1,8 @@
-// The README's OpenTelemetry example (Metrics), as written there: the lines between the markers
-// below are the README's, word for word (dedented); they run against the OTel SDK's in-memory
-// exporter.
+// docs/load-control.md's OpenTelemetry example (Metrics), as written there: the region below is
+// the page's example, word for word (dedented; imports as a user writes them); it runs against
+// the OTel SDK's in-memory exporter.
 import diagnostics from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { metrics } from '@opentelemetry/api';
 import {
   AggregationTemporality,
@@ -13,9 +12,10 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { CircuitStateChange } from '../../src';
 import { mockClient, settle } from '../helpers/mock-client';
+import { example, region } from './doc-examples';
 
 function instrument(): void {
-  // snippet-start
+  // #region opentelemetry-body
   const meter = metrics.getMeter('axios-safe-retry');
   const retries = meter.createCounter('http.client.retries');
   const stops = meter.createCounter('http.client.retry_stops');
@@ -36,21 +36,20 @@ function instrument(): void {
   on<{ origin: string; route?: string; ratePerSecond?: number }>('pacing', (e) =>
     pacedRate.set(e.origin + (e.route ?? ''), e.ratePerSecond ?? 0),
   );
-  // snippet-end
+  // #endregion
 }
 
-const snippet = (): string => {
-  const source = readFileSync(__filename, 'utf8');
-  const body = source.slice(
-    source.indexOf('// snippet-start\n') + 17,
-    source.indexOf('  // snippet-end'),
+test('docs/load-control.md shows the example, word for word', () => {
+  const shown = example('docs/load-control.md', 'opentelemetry');
+  const [imports = '', body] = shown.split('\n\n', 2);
+  expect(body).toBe(region(__filename, 'opentelemetry-body'));
+  // Its imports are this file's, as a user writes them.
+  const source = readFileSync(__filename, 'utf8').replace(
+    /'\.\.\/\.\.\/src'/g,
+    "'axios-safe-retry'",
   );
-  return body.replace(/^ {2}/gm, '');
-};
-
-test('the README shows the example, word for word', () => {
-  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-  expect(readme).toContain(snippet());
+  for (const line of imports.split('\n')) expect(source).toContain(line);
+  expect(imports.split('\n')).toHaveLength(3);
 });
 
 // The channels need `process.getBuiltinModule` (Node 20.16 and 22.3 on): skipped on an older Node.
