@@ -1,40 +1,39 @@
-// The README's quick start, as written there, run against a loopback server: it must define
-// everything it uses, and say that it is an ES module (it uses top-level await).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The README's quick start, as written there: plain JavaScript (no TypeScript syntax: it is
+// compiled here as JavaScript), an ES module with top-level `await`, run as `node quick-start.mjs`
+// would run it, with what it prints checked against the output the README shows.
+import events from 'node:events';
+import http from 'node:http';
 import axios from 'axios';
-import { attachRetry } from '../../src';
-import { type LoopbackServer, startServer } from '../helpers/loopback-server';
+import * as library from '../../src';
+import { example, readDoc, runExample } from './doc-examples';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-const section = /## Quick start\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
-const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+const section = /\n## Quick start\n([\s\S]*?)\n## /.exec(readDoc('README.md'))?.[1] ?? '';
 
-let server: LoopbackServer | undefined;
-afterEach(async () => {
-  await server?.stop();
-  server = undefined;
+test('says how to run it: a .mjs file, node, no other tool', () => {
+  expect(section).toMatch(/save it as `quick-start\.mjs`/);
+  expect(section).toMatch(/run `node quick-start\.mjs`/);
+  expect(section).not.toMatch(/\.mts|ts-node|tsx/);
+  expect(example('README.md', 'quick-start')).toMatch(/^await /m);
 });
 
-test('says that it is an ES module, for its top-level await', () => {
-  expect(code).toMatch(/^await /m);
-  expect(section.slice(0, section.indexOf('```'))).toMatch(/ES module.*top-level `await`/s);
-});
-
-test('runs as written, against a loopback server', async () => {
-  server = await startServer((_arrival, res) => res.end('ok'));
-  const body = code
-    .replace(/^import .*$/gm, '')
-    .replace("'https://api.example.com'", JSON.stringify(server.url));
-  // An async function body runs the top-level awaits; the imports are passed in.
-  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
-    ...args: string[]
-  ) => (...values: unknown[]) => Promise<void>;
-  await new AsyncFunction('axios', 'attachRetry', body)(axios, attachRetry);
-  expect(server.arrivals.map((a) => `${a.method} ${a.url}`)).toEqual([
-    'GET /items',
-    'GET /health',
-    'POST /charges',
-  ]);
-  expect(server.arrivals[2]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+test('runs as written, and prints what the README says it prints', async () => {
+  const printed: string[] = [];
+  await runExample(example('README.md', 'quick-start'), {
+    modules: {
+      'node:events': events,
+      'node:http': http,
+      axios: { default: axios },
+      'axios-safe-retry': library,
+    },
+    globals: { console: { log: (...parts: unknown[]) => printed.push(parts.join(' ')) } },
+  });
+  const shown = /It prints[^\n]*\n\n```text\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/;
+  expect(shown).toMatch(uuid);
+  expect(printed.map((line) => line.replace(uuid, 'KEY'))).toEqual(
+    shown
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.replace(uuid, 'KEY')),
+  );
 });

@@ -1,4 +1,4 @@
-// The README's comparison with axios-retry and retry-axios, checked against the real packages
+// The comparison with axios-retry and retry-axios (docs/benchmarks.md), checked against the real packages
 // (each with its defaults) and a real loopback server: if a peer changes, this fails and the
 // table must be corrected.
 import { readFileSync } from 'node:fs';
@@ -90,8 +90,8 @@ describe('a GET answered 429 with Retry-After: 1, then 200', () => {
   });
 });
 
-it("states in the README's table what the Retry-After test above checks of axios-retry", () => {
-  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+it("states in docs/benchmarks.md's table what the Retry-After test above checks of axios-retry", () => {
+  const readme = readFileSync(join(__dirname, '..', '..', 'docs', 'benchmarks.md'), 'utf8');
   const row = (first: string) =>
     readme
       .split('\n')

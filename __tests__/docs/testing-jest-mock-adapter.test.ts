@@ -1,4 +1,6 @@
-// The README's "How do I test code that uses it?" example, as written there: it must pass.
+// docs/testing.md's first example, a whole test file: the region below is the page's example,
+// word for word (testing-examples.test.ts compares them), and it runs here as it is.
+// #region jest-mock-adapter
 import axios from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { attachRetry } from '../../src';
@@ -15,3 +17,4 @@ test('rides through a 503', async () => {
   await jest.advanceTimersByTimeAsync(50);
   await expect(call).resolves.toMatchObject({ data: ['a'] });
 });
+// #endregion

@@ -1,23 +1,16 @@
-// The README's axios-mock-adapter network-fault snippet, as written there: `npm run typecheck`
-// compiles this file under `strict`, so the snippet must compile; and it must work.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// docs/testing.md's axios-mock-adapter network-fault snippet, as written there: the region below
+// is the page's example after its import line (`npm run typecheck` compiles it under `strict`),
+// and it works.
 import axios, { AxiosError, type InternalAxiosRequestConfig } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { attachRetry } from '../../src';
-
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+import { example, region } from './doc-examples';
 
 jest.useFakeTimers();
 
-test('the README shows this snippet, word for word', () => {
-  const snippet = `mock.onGet('/items').replyOnce((config) =>
-  Promise.reject(
-    new AxiosError('Network Error', 'ERR_NETWORK', config as InternalAxiosRequestConfig),
-  ),
-);`;
-  expect(readme).toContain(
-    `import { AxiosError, type InternalAxiosRequestConfig } from 'axios';\n\n${snippet}`,
+test('docs/testing.md shows this snippet, word for word', () => {
+  expect(example('docs/testing.md', 'network-fault')).toBe(
+    `import { AxiosError, type InternalAxiosRequestConfig } from 'axios';\n\n${region(__filename, 'network-fault')}`,
   );
 });
 
@@ -25,7 +18,7 @@ test('a network fault made so is retried', async () => {
   const api = axios.create();
   const mock = new MockAdapter(api);
   attachRetry(api, { random: () => 0.5 });
-  // The snippet:
+  // #region network-fault
   mock
     .onGet('/items')
     .replyOnce((config) =>
@@ -33,6 +26,7 @@ test('a network fault made so is retried', async () => {
         new AxiosError('Network Error', 'ERR_NETWORK', config as InternalAxiosRequestConfig),
       ),
     );
+  // #endregion
   mock.onGet('/items').reply(200, ['a']);
   const call = api.get('/items');
   await jest.advanceTimersByTimeAsync(50);
