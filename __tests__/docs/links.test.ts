@@ -1,6 +1,6 @@
 // The links between README.md and docs/*.md lead somewhere: a file that exists and, after `#`,
 // a heading (GitHub's anchor for it) or an `<a id>` of that file.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { docFiles, ROOT, readDoc } from './doc-examples';
 
@@ -47,4 +47,22 @@ describe.each(docFiles())('%s', (file) => {
       expect([...anchors(target)]).toContain(anchor);
     }
   });
+});
+
+/** Every .ts file under src/. */
+function sources(dir = join(ROOT, 'src')): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+test('the pages and anchors that messages of src/ point to exist', () => {
+  const pointers = sources().flatMap((path) => [
+    ...readFileSync(path, 'utf8').matchAll(/\b((?:README|docs\/[\w-]+)\.md)(?:#([\w-]+))?/g),
+  ]);
+  for (const [, page = '', anchor] of pointers) {
+    expect(existsSync(join(ROOT, page))).toBe(true);
+    if (anchor) expect([...anchors(page)]).toContain(anchor);
+  }
 });
