@@ -1,4 +1,5 @@
 import { v4 as uuidv4 } from 'uuid';
+import type { LoadControlStore } from '../contract/store';
 import type {
   CircuitBreakerOptions,
   CircuitBreakerSettings,
@@ -12,7 +13,6 @@ import type {
   RetryOptions,
 } from '../contract/types';
 import { isRepeatableStatus } from '../http/classify';
-import type { LoadControlStore } from '../load-control/store';
 
 /** A rule for one option: what it accepts, and how the error message says so. */
 export type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
