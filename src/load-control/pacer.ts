@@ -92,7 +92,7 @@ const RELEASE_CAP = 2;
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
-export const unpacedState = (settings: PacingSettings): PaceState => ({
+const unpacedState = (settings: PacingSettings): PaceState => ({
   base: 0,
   since: 0,
   slowStart: true,

@@ -64,7 +64,7 @@ type Unset = Exclude<keyof RequestRetryOptions, keyof typeof DEFAULT_OPTIONS>;
 /** The client's option groups: each has a schema and defaults of its own. */
 type Group = 'retryBudget' | 'circuitBreaker' | 'pacing';
 
-export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
+const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   retries: [
     (v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0),
     'a whole number ≥ 0, or Infinity',
