@@ -11,7 +11,8 @@
 //   options/       option rules, defaults and resolution, usage errors
 //   http/          what a response says: classification, Retry-After, rate-limit headers, origin, route
 //   runtime/       clock, sleep, long timers, cancellation, metrics
-//   contract/      the public types, the store's shared-state types, stop errors: no code that runs
+//   contract/      the vocabulary: public types, the store's shared-state types, the stop errors,
+//                  the key and headers that couple the main entry to the server entry
 //
 // Beside the chain, two entries of their own (Node only; nothing of them reaches the main one):
 //   server/        `axios-safe-retry/server`
@@ -124,9 +125,6 @@ module.exports = {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.js', '.d.ts'],
-    },
-    reporterOptions: {
-      text: { highlightFocused: true },
     },
   },
 };
