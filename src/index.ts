@@ -2,6 +2,13 @@ export { attachRetry, retryInterceptor } from './axios/interceptor';
 export { isolate, type LoadControlView, loadControlOf, type ScopeView } from './axios/view';
 export { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED, isRetryStop, type RetryStop } from './contract/stop';
 export type {
+  BreakerState,
+  LoadControlStore,
+  PaceState,
+  ScopeChange,
+  SharedScope,
+} from './contract/store';
+export type {
   CircuitBreakerOptions,
   CircuitBreakerSettings,
   CircuitStateChange,
@@ -18,9 +25,6 @@ export type {
   RetryState,
   StopReason,
 } from './contract/types';
-export type { BreakerState } from './load-control/circuit-breaker';
-export type { PaceState } from './load-control/pacer';
-export type { LoadControlStore, ScopeChange, SharedScope } from './load-control/store';
 export {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDEMPOTENCY_KEY,

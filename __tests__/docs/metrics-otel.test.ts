@@ -52,6 +52,21 @@ test('docs/load-control.md shows the example, word for word', () => {
   expect(imports.split('\n')).toHaveLength(3);
 });
 
+// The snippet's subscriptions are the process's: diagnostics_channel is one for every test file
+// Jest runs in this worker. They are undone after this file, or a later file's retries would
+// reach this file's meter, whose `Date` Jest has torn down by then (its JEST-01 warning).
+const subscribed: [string, (message: unknown, name: string | symbol) => void][] = [];
+afterAll(() => {
+  for (const [name, onMessage] of subscribed) diagnostics.unsubscribe(name, onMessage);
+});
+function recordingSubscriptions(): void {
+  const subscribe = diagnostics.subscribe;
+  jest.spyOn(diagnostics, 'subscribe').mockImplementation((name, onMessage) => {
+    subscribed.push([String(name), onMessage]);
+    subscribe(name, onMessage);
+  });
+}
+
 // The channels need `process.getBuiltinModule` (Node 20.16 and 22.3 on): skipped on an older Node.
 const withChannels = typeof process.getBuiltinModule === 'function' ? test : test.skip;
 
@@ -62,7 +77,9 @@ withChannels(
     const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
     const provider = new MeterProvider({ readers: [reader] });
     metrics.setGlobalMeterProvider(provider);
+    recordingSubscriptions();
     instrument();
+    jest.restoreAllMocks();
     jest.useFakeTimers({ now: 0 });
 
     const { client, mock } = mockClient({

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
-import type { SharedScope } from '../../src/load-control/store';
+import type { SharedScope } from '../../src/contract/store';
 import { hasRedisServer, REDIS_MISSING } from '../../support/redis-server';
 
 /**

@@ -1,11 +1,11 @@
 import axios from 'axios';
 import { attachRetry } from '../../src';
+import type { LoadControlStore, SharedScope } from '../../src/contract/store';
 import {
   createLoadControl,
   type Ending,
   type LoadControl,
 } from '../../src/load-control/load-control';
-import type { LoadControlStore, SharedScope } from '../../src/load-control/store';
 import { memoryStore } from '../../src/load-control/store';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
 

@@ -1,4 +1,4 @@
-import type { SharedScope } from '../../src/load-control/store';
+import type { SharedScope } from '../../src/contract/store';
 import { createRedisStore, type RedisStore } from '../../src/redis';
 import { type RedisServer, startRedisServer } from '../../support/redis-server';
 import {

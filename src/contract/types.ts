@@ -1,5 +1,5 @@
 import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
-import type { LoadControlStore } from '../load-control/store';
+import type { LoadControlStore } from './store';
 
 /** Why retrying stopped; set on `error.config.retryState.stopReason` of the error a call rejects with. */
 export type StopReason =

@@ -1,3 +1,4 @@
+import type { BreakerState } from '../contract/store';
 import type { CircuitBreakerSettings, CircuitStateChange } from '../contract/types';
 import { publish } from '../runtime/metrics';
 import type { AttemptResult, OutcomeWindow } from './outcome-window';
@@ -220,11 +221,4 @@ export function createCircuitBreaker(
       announce(b, 'open', now);
     },
   };
-}
-
-/** The state of a breaker that clients sharing a store share. */
-export interface BreakerState {
-  readonly state: CircuitState;
-  readonly openUntil: number;
-  readonly failedProbes: number;
 }

@@ -1,3 +1,4 @@
+import type { LoadControlStore } from '../contract/store';
 import type { RateLimit } from '../http/rate-limit-headers';
 import { DEFAULT_PACING } from '../options/options';
 import { now as clockNow } from '../runtime/clock';
@@ -15,7 +16,7 @@ import {
   type ScopeSettings,
 } from './scope';
 import { createScopeCache, type ScopeCache } from './scope-cache';
-import { type LoadControlStore, memoryStore } from './store';
+import { memoryStore } from './store';
 import { throttleSignal } from './throttle-signal';
 
 export type { Pass, Scope } from './scope';

@@ -1,3 +1,4 @@
+import type { PaceState } from '../contract/store';
 import type { PacingSettings } from '../contract/types';
 import type { OutcomeCounts } from './outcome-window';
 
@@ -91,7 +92,7 @@ const RELEASE_CAP = 2;
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
-export const unpacedState = (settings: PacingSettings): PaceState => ({
+const unpacedState = (settings: PacingSettings): PaceState => ({
   base: 0,
   since: 0,
   slowStart: true,
@@ -378,29 +379,4 @@ export function createPacer(
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
   };
-}
-
-/** The state of a pacer that clients sharing a store share (see `createPacer` for each field). */
-export interface PaceState {
-  /** The rate (requests per second) the climb starts from; 0: unpaced. */
-  readonly base: number;
-  /** When the climb started. */
-  readonly since: number;
-  readonly slowStart: boolean;
-  readonly growth: number;
-  readonly cap: number;
-  /** When the rate was last set from a throttle (Infinity: never). */
-  readonly decidedAt: number;
-  readonly cuts: number;
-  readonly holdUntil: number;
-  /** When the hold was last set: a long one is probed `probeEveryMs` after. */
-  readonly heldAt: number;
-  /** What the clients that reported since the last decision had accepted (per second), and how many reported. */
-  readonly roundSum: number;
-  readonly roundReports: number;
-  readonly lastSignal: number;
-  /** When a pace of overloads began (Infinity: none). */
-  readonly overloadSince: number;
-  readonly releasing: boolean;
-  readonly ignoreOverloadUntil: number;
 }

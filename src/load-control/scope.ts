@@ -1,3 +1,4 @@
+import type { LoadControlStore, SharedScope } from '../contract/store';
 import { now as clockNow } from '../runtime/clock';
 import { publish } from '../runtime/metrics';
 import {
@@ -8,7 +9,6 @@ import {
 } from './circuit-breaker';
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
-import type { LoadControlStore, SharedScope } from './store';
 import { createWaitQueue, type WaitQueue } from './wait-queue';
 
 /**

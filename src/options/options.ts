@@ -1,4 +1,5 @@
 import { v4 as uuidv4 } from 'uuid';
+import type { LoadControlStore } from '../contract/store';
 import type {
   CircuitBreakerOptions,
   CircuitBreakerSettings,
@@ -12,7 +13,6 @@ import type {
   RetryOptions,
 } from '../contract/types';
 import { isRepeatableStatus } from '../http/classify';
-import type { LoadControlStore } from '../load-control/store';
 
 /** A rule for one option: what it accepts, and how the error message says so. */
 export type Rule = readonly [accepts: (value: unknown) => boolean, expected: string];
@@ -64,7 +64,7 @@ type Unset = Exclude<keyof RequestRetryOptions, keyof typeof DEFAULT_OPTIONS>;
 /** The client's option groups: each has a schema and defaults of its own. */
 type Group = 'retryBudget' | 'circuitBreaker' | 'pacing';
 
-export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
+const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   retries: [
     (v) => v === Infinity || (Number.isInteger(v) && isNumber(v) && v >= 0),
     'a whole number ≥ 0, or Infinity',

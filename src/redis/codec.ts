@@ -1,6 +1,4 @@
-import type { BreakerState } from '../load-control/circuit-breaker';
-import type { PaceState } from '../load-control/pacer';
-import type { SharedScope } from '../load-control/store';
+import type { BreakerState, PaceState, SharedScope } from '../contract/store';
 
 /**
  * A scope's shared state as JSON in Redis, and back. JSON has no ±Infinity: they travel as the

@@ -20,13 +20,13 @@
  * instead when the server lost its scripts. Pub/sub runs on a duplicate of the client.
  */
 import { randomBytes } from 'node:crypto';
-import type { LoadControlStore } from '../load-control/store';
+import type { LoadControlStore } from '../contract/store';
 import { connectionOf, type RedisClient } from './client';
 import { startPresence } from './presence';
 import { boundedLink, RELEASE, UNANSWERED } from './scripts';
 import { scopeSync } from './sync';
 
-export type { LoadControlStore, ScopeChange, SharedScope } from '../load-control/store';
+export type { LoadControlStore, ScopeChange, SharedScope } from '../contract/store';
 export type { IoRedisClient, NodeRedisClient, RedisClient } from './client';
 
 export interface RedisStoreOptions {

@@ -7,9 +7,9 @@ import { HEARTBEAT, type Link, UNANSWERED } from './scripts';
  * are, and the server's clock. Between beats, and while Redis is away, the last answers stand.
  */
 
-export const HEARTBEAT_MS = 1000;
+const HEARTBEAT_MS = 1000;
 /** A client not heard of for this long has gone (three beats missed). */
-export const STALE_MS = 3000;
+const STALE_MS = 3000;
 /** Clock samples are chosen among those of this last while (the clocks drift apart slowly). */
 const CLOCK_WINDOW_MS = 30_000;
 

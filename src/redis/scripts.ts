@@ -65,7 +65,7 @@ function isNoScript(error: unknown): boolean {
 }
 
 /** Runs a script by its SHA, by its source when the server lost it. May reject. */
-export async function runScript(
+async function runScript(
   connection: Connection,
   { source, sha }: Script,
   keys: readonly string[],

@@ -1,4 +1,4 @@
-import type { ScopeChange, SharedScope } from '../load-control/store';
+import type { ScopeChange, SharedScope } from '../contract/store';
 import { decodeMessage, decodeScope, encodeMessage, encodeScope, parseJson } from './codec';
 import { COMPARE_AND_SET, type Link, UNANSWERED } from './scripts';
 
