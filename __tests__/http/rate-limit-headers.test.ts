@@ -400,4 +400,10 @@ describe('throttleStatus', () => {
     expect(throttleStatus(403, undefined)).toBe(403);
     expect(throttleStatus(404, { remaining: 0 })).toBe(404);
   });
+
+  it("takes GitHub's 403 with a wait (a secondary limit) for a 429", () => {
+    expect(throttleStatus(403, undefined, 60_000)).toBe(429);
+    expect(throttleStatus(403, undefined, 0)).toBe(429);
+    expect(throttleStatus(404, undefined, 60_000)).toBe(404);
+  });
 });

@@ -1,8 +1,13 @@
 // A Go-style duration, as OpenAI writes its quotas' resets: `1s`, `6m0s`, `20ms`, `1h2m3.5s`.
 
 const UNIT_MS: Record<string, number> = {
-  ...{ h: 36e5, m: 6e4, s: 1e3, ms: 1 },
-  ...{ us: 1e-3, µs: 1e-3, ns: 1e-6 },
+  h: 36e5,
+  m: 6e4,
+  s: 1e3,
+  ms: 1,
+  us: 1e-3,
+  µs: 1e-3,
+  ns: 1e-6,
 };
 
 /**

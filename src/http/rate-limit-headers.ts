@@ -31,9 +31,6 @@ export type HeaderReader = (name: string) => string | undefined;
 const EPOCH_SECONDS = 1e9;
 const EPOCH_MS = 1e12;
 
-const whole = (text: string | undefined): number | undefined =>
-  text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
-
 /**
  * A count: `n`, or Shopify's `used/size` (a bucket of `size`), of which what is left or, with
  * `size`, its size.
@@ -51,7 +48,7 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
   if (dictionary) {
     return {
       remaining: Number(dictionary[1]),
-      reset: whole(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
+      reset: decimal(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
     };
   }
   // Draft 8 and later: `"default";r=0;t=30, "daily";r=900;t=3600`: the policy with least left.
@@ -61,7 +58,7 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
     if (!r) continue;
     const remaining = Number(r[1]);
     if (best.remaining === undefined || remaining < best.remaining) {
-      best = { remaining, reset: whole(/;\s*t=(\d+)/.exec(item)?.[1]) };
+      best = { remaining, reset: decimal(/;\s*t=(\d+)/.exec(item)?.[1]) };
     }
   }
   return best;
@@ -73,44 +70,40 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
  */
 type Reset = (text: string, serverNow: () => number) => number | undefined;
 
-/** Seconds, fractions allowed (Discord's `X-RateLimit-Reset-After: 1.234`). */
-const seconds: Reset = (text) => (decimal(text) ?? Number.NaN) * 1000;
-/** Seconds, or a Unix time (in seconds, or in milliseconds) when the number is large enough. */
-const epoch: Reset = (text, serverNow) => {
+/**
+ * Seconds (fractions allowed: Discord's `X-RateLimit-Reset-After: 1.234`), or a Unix time (in
+ * seconds, or in milliseconds) when the number is large enough (GitHub's and X's form).
+ */
+const seconds: Reset = (text, serverNow) => {
   const n = decimal(text) ?? Number.NaN;
   return n < EPOCH_SECONDS ? n * 1000 : (n < EPOCH_MS ? n * 1000 : n) - serverNow();
 };
-/** OpenAI's durations: `6m0s`. */
-const duration: Reset = (text) => parseDuration(text);
-/** Anthropic's RFC 3339 time: `2026-11-30T12:00:30Z`. */
+/** Anthropic's RFC 3339 time: `2026-11-30T12:00:30Z` (what else `Date.parse` reads is not). */
 const rfc3339: Reset = (text, serverNow) =>
-  /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(text)
-    ? Date.parse(text.toUpperCase()) - serverNow()
-    : undefined;
-/** Shopify's `used/size`: a leaky bucket that drains its size every 20 s is empty again in `used / size × 20 s`. */
+  /^\d{4}-\d\d-\d\dT/i.test(text) ? Date.parse(text.toUpperCase()) - serverNow() : undefined;
+/**
+ * Shopify's `used/size`: a leaky bucket that drains its size every 20 s is empty again in
+ * `used / size × 20 s`.
+ */
 const drain: Reset = (text) => {
-  const [, used, size] = /^(\d+)\/(\d+)$/.exec(text) ?? [];
-  return (Number(used) * 20_000) / Number(size);
+  const size = count(text, true) as number;
+  return ((size - (count(text) as number)) * 20_000) / size;
 };
 
 /**
- * A dialect of separate rate-limit headers: the names (lower case) of those it sends, `''` for
- * one it does not, and how its reset is written (delta-seconds if not said). `shared` names a
- * header that says the quota is one policy of the API, shared by every route of the origin;
- * `bucket`, one whose value is the id of the quota the response counts against.
+ * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
+ * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
+ * not said). `shared` names a header that says the quota is one policy of the API, shared by
+ * every route of the origin; `bucket`, one whose value is the id of the quota the response
+ * counts against.
  */
 type Dialect = readonly [
-  remaining: string,
-  reset: string,
-  limit: string,
+  names: string,
   format?: Reset,
   shared?: string,
   bucket?: string,
+  resetWord?: string,
 ];
-
-const X = 'x-ratelimit-';
-const ANTHROPIC = 'anthropic-ratelimit-';
-const SHOPIFY = 'x-shopify-shop-api-call-limit';
 
 /**
  * The dialects read after the IETF `RateLimit` field. The quota with least left wins, with its
@@ -119,28 +112,29 @@ const SHOPIFY = 'x-shopify-shop-api-call-limit';
  */
 const DIALECTS: readonly Dialect[] = [
   // Early IETF drafts (express-rate-limit's `draft-6`).
-  ['ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit'],
+  ['ratelimit-*'],
   // Discord's: the reset in seconds from now, and the bucket its routes share.
-  [`${X}remaining`, `${X}reset-after`, `${X}limit`, seconds, '', `${X}bucket`],
+  ['x-ratelimit-*', seconds, '', 'x-ratelimit-bucket', 'reset-after'],
   // GitHub's and most APIs'; GitHub names the quota's policy in `X-RateLimit-Resource`.
-  [`${X}remaining`, `${X}reset`, `${X}limit`, epoch, `${X}resource`, `${X}resource`],
+  ['x-ratelimit-*', seconds, 'x-ratelimit-resource', 'x-ratelimit-resource'],
   // X's (Twitter's).
-  ['x-rate-limit-remaining', 'x-rate-limit-reset', 'x-rate-limit-limit', epoch],
-  // OpenAI's (and Azure OpenAI's) and Anthropic's, of requests and of tokens.
-  ...['requests', 'tokens'].flatMap((of): Dialect[] => [
-    [`${X}remaining-${of}`, `${X}reset-${of}`, `${X}limit-${of}`, duration],
-    [`${ANTHROPIC}${of}-remaining`, `${ANTHROPIC}${of}-reset`, `${ANTHROPIC}${of}-limit`, rfc3339],
-  ]),
-  // Shopify's leaky bucket: `32/40`.
-  [SHOPIFY, SHOPIFY, SHOPIFY, drain],
+  ['x-rate-limit-*'],
+  // OpenAI's (and Azure OpenAI's), of requests and of tokens.
+  ['x-ratelimit-*-requests', parseDuration],
+  ['x-ratelimit-*-tokens', parseDuration],
+  // Anthropic's.
+  ['anthropic-ratelimit-requests-*', rfc3339],
+  ['anthropic-ratelimit-tokens-*', rfc3339],
+  // Shopify's leaky bucket, all in one header: `32/40`.
+  ['x-shopify-shop-api-call-limit', drain],
 ];
 
 /**
- * Whether a header (its lower-case name) is one a rate limit is read from: `RateLimit`,
+ * Whether a header (by its name, in any case) is one a rate limit is read from: `RateLimit`,
  * `RateLimit-Policy` and the dialects'. A response with none of them announces no rate limit.
  */
 export const isRateLimitHeader = (name: string): boolean =>
-  /ratelimit|rate-limit|call-limit/.test(name);
+  /ratelimit|rate-limit|call-limit/i.test(name);
 
 /**
  * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
@@ -156,23 +150,23 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
   // policy's `w=`.
   let limit =
-    whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
-    whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
-  const period = whole(/;\s*w=(\d+)/.exec(policy)?.[1]);
+    decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
+    decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
+  const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let shared = named !== undefined;
   let bucket: string | undefined;
   const serverNow = (): number => serverNowOf(header('date'), now, true);
-  for (const [left, resets, quota, format = seconds, sharing = '', id = ''] of DIALECTS) {
-    const text = header(resets);
+  for (const [names, format = seconds, sharing = '', id = '', resets = 'reset'] of DIALECTS) {
+    const read = (word: string): string | undefined => header(names.replace('*', word));
+    const text = read(resets);
     const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
-    const r = count(header(left));
-    if (r !== undefined && r < (remaining ?? Infinity)) {
-      remaining = r;
-      resetMs = ms;
-      limit = count(header(quota), true);
-    } else {
+    const r = count(read('remaining'));
+    const quota = count(read('limit'), true);
+    if (r !== undefined && r < (remaining ?? Infinity))
+      [remaining, resetMs, limit] = [r, ms, quota];
+    else {
       resetMs ??= ms;
-      limit ??= count(header(quota), true);
+      limit ??= quota;
     }
     shared ||= header(sharing) !== undefined;
     bucket ??= header(id);
@@ -191,13 +185,12 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
 }
 
 /**
- * GitHub's rate limits answer 403 with nothing remaining (primary) or with a `Retry-After`
- * (secondary): that is a 429.
+ * GitHub's rate limits answer 403 with nothing remaining (primary) or with a wait, its
+ * `Retry-After` (secondary): that is a 429.
  */
-export function throttleStatus(
+export const throttleStatus = (
   status: number,
   rateLimit: RateLimit | undefined,
-  retryAfter?: string,
-): number {
-  return status === 403 && (rateLimit?.remaining === 0 || retryAfter) ? 429 : status;
-}
+  askedMs?: number,
+): number =>
+  status === 403 && (rateLimit?.remaining === 0 || askedMs !== undefined) ? 429 : status;

@@ -36,8 +36,7 @@ const read = new WeakMap<AxiosResponse, ResponseSignals>();
  * success path reads no more of it.
  */
 export const isPlainSuccess = (response: AxiosResponse): boolean =>
-  response.status < 400 &&
-  !Object.keys(response.headers ?? {}).some((name) => isRateLimitHeader(name.toLowerCase()));
+  response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
  * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
@@ -56,10 +55,9 @@ export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSig
   }
   const header = (name: string): string | undefined => headers[name];
   const rateLimit = readRateLimit(header, wallNow);
-  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
   const asked = askedWaitMs(header, wallNow);
   signals = {
-    status: throttleStatus(response.status, rateLimit, retryAfter),
+    status: throttleStatus(response.status, rateLimit, asked),
     rateLimit,
     waitMs: serverWait(asked) ?? rateLimit?.resetMs,
     askedMs: asked ?? rateLimit?.resetMs,

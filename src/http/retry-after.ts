@@ -28,9 +28,9 @@ const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/i;
 
 /** RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before. */
 function fullYear(digits: string, now: number): number {
-  if (digits.length === 4) return Number(digits);
+  if (digits.length === 4) return +digits;
   const thisYear = new Date(now).getUTCFullYear();
-  const year = Math.floor(thisYear / 100) * 100 + Number(digits);
+  const year = Math.floor(thisYear / 100) * 100 + +digits;
   return year > thisYear + 50 ? year - 100 : year;
 }
 
@@ -42,12 +42,9 @@ export function parseHttpDate(value: string, now: number): number | undefined {
   // [day, month, year, hour, minute, second]
   const parts = imf ? imf.slice(1) : asc && [asc[2], asc[1], asc[6], asc[3], asc[4], asc[5]];
   if (!parts) return undefined;
-  const [day, month = '', year = '', hour, minute, second] = parts;
+  const [day, month = '', year = '', ...clock] = parts;
   const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
-  const d = Number(day);
-  const h = Number(hour);
-  const m = Number(minute);
-  const s = Number(second);
+  const [d, h, m, s] = [day, ...clock].map(Number) as [number, number, number, number];
   const time = Date.UTC(fullYear(year, now), monthIndex, d, h, m, s);
   // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
   const date = new Date(time);
