@@ -41,24 +41,17 @@ function count(text: string | undefined, size?: boolean): number | undefined {
   return b === undefined ? +a : size ? +b : Math.max(0, +b - +a);
 }
 
-/** `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape. */
+/**
+ * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one
+ * dictionary (`limit=100, remaining=0, reset=30`), or draft 8's list of policies
+ * (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left.
+ */
 function fromRateLimitField(field: string): { remaining?: number; reset?: number } {
-  // Draft 7: `limit=100, remaining=0, reset=30`.
-  const dictionary = /(?:^|[,;\s])remaining=(\d+)/.exec(field);
-  if (dictionary) {
-    return {
-      remaining: Number(dictionary[1]),
-      reset: decimal(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
-    };
-  }
-  // Draft 8 and later: `"default";r=0;t=30, "daily";r=900;t=3600`: the policy with least left.
   let best: { remaining?: number; reset?: number } = {};
-  for (const item of field.split(',')) {
-    const r = /;\s*r=(\d+)/.exec(item);
-    if (!r) continue;
-    const remaining = Number(r[1]);
-    if (best.remaining === undefined || remaining < best.remaining) {
-      best = { remaining, reset: decimal(/;\s*t=(\d+)/.exec(item)?.[1]) };
+  for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
+    const remaining = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
+    if (remaining !== undefined && remaining < (best.remaining ?? Infinity)) {
+      best = { remaining, reset: decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]) };
     }
   }
   return best;
