@@ -57,6 +57,7 @@ afterAll(() => {
 const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
   ['garbage Retry-After', once503({ 'Retry-After': 'soon, please' }), {}, 'ok', 2000],
   ['negative Retry-After', once503({ 'Retry-After': '-5' }), {}, 'ok', 2000],
+  // Read as the half second it asks (Shopify's and Discord's form).
   ['fractional Retry-After', once503({ 'Retry-After': '0.5' }), {}, 'ok', 2000],
   // Node keeps the first of duplicated Retry-After headers: the wait is 1 s, never less.
   ['duplicated Retry-After', once503({ 'Retry-After': ['1', '2'] }), {}, 'ok', 3000],
@@ -64,14 +65,14 @@ const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
     'huge Retry-After',
     once503({ 'Retry-After': '99999999999999999999' }),
     {},
-    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
+    'retry-after-too-long', // more than a day: never retried sooner, the call stops
     2000,
   ],
   [
     'huge Retry-After, no cap, deadline',
     once503({ 'Retry-After': '99999999999999999999' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
-    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
+    'retry-after-too-long', // more than a day: never retried sooner, the call stops
     2000,
   ],
   ['a date in 1900', once503({ 'Retry-After': 'Mon, 01 Jan 1900 00:00:00 GMT' }), {}, 'ok', 2000],
@@ -79,14 +80,14 @@ const CASES: [string, Respond, RetryOptions, 'ok' | StopReason, number][] = [
     'a date in 2999',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     {},
-    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
+    'retry-after-too-long', // more than a day: never retried sooner, the call stops
     2000,
   ],
   [
     'a date in 2999, no cap, deadline',
     once503({ 'Retry-After': 'Tue, 01 Jan 2999 00:00:00 GMT' }),
     { maxRetryAfterMs: Infinity, deadlineMs: 500 },
-    'ok', // more than a day: garbage, ignored; plain backoff, then the 200
+    'retry-after-too-long', // more than a day: never retried sooner, the call stops
     2000,
   ],
   [

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import {
+  askedWaitMs,
   MAX_SERVER_WAIT_MS,
   parseHttpDate,
   retryAfterMs,
   serverNowOf,
+  serverWait,
 } from '../../src/http/retry-after';
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0); // Mon, 30 Nov 2026 12:00:00 GMT
@@ -27,17 +29,29 @@ describe('retryAfterMs: delay-seconds', () => {
   });
 
   it.each([
-    ['a day and a second', '86401'],
-    ['a year', '31536000'],
-    ['1 followed by 308 zeros', `1${'0'.repeat(308)}`],
-    ['400 digits (Infinity as a double)', '9'.repeat(400)],
-  ])('ignores %s: more than a day is garbage, not a wait', (_, value) => {
-    expect(retryAfterMs(value, undefined, NOW)).toBeUndefined();
+    ['a day and a second', '86401', 86_401_000],
+    ['a year', '31536000', 31_536_000_000],
+    ['1 followed by 308 zeros', `1${'0'.repeat(308)}`, Infinity],
+    ['400 digits (Infinity as a double)', '9'.repeat(400), Infinity],
+  ])('reads %s as it is (a call stops on it), but no hold takes it', (_, value, ms) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBe(ms);
+    expect(serverWait(retryAfterMs(value, undefined, NOW))).toBeUndefined();
   });
 
-  it('takes a day, and ignores an HTTP-date years ahead', () => {
+  it('takes a day, and reads an HTTP-date years ahead as the wait it is', () => {
     expect(retryAfterMs('86400', undefined, NOW)).toBe(MAX_SERVER_WAIT_MS);
-    expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', undefined, NOW)).toBeUndefined();
+    expect(serverWait(MAX_SERVER_WAIT_MS)).toBe(MAX_SERVER_WAIT_MS);
+    expect(retryAfterMs('Fri, 01 Jan 2100 00:00:00 GMT', undefined, NOW)).toBe(
+      Date.UTC(2100, 0, 1) - NOW,
+    );
+  });
+
+  it.each([
+    ['1.5', 1500],
+    ['2.0', 2000],
+    [' 0.25 ', 250],
+  ])('reads fractional seconds %j (Shopify, Discord) as %i ms', (value, ms) => {
+    expect(retryAfterMs(value, undefined, NOW)).toBe(ms);
   });
 });
 
@@ -129,7 +143,8 @@ describe('retryAfterMs: values that are not valid', () => {
     ['absent', undefined],
     ['empty', ''],
     ['negative', '-5'],
-    ['fractional', '1.5'],
+    ['a fraction without its whole part', '.5'],
+    ['a fraction without digits after the point', '1.'],
     ['with a unit', '5s'],
     ['prose', 'soon'],
     ['a date without its zone', 'Mon, 30 Nov 2026 12:00:30'],
@@ -155,6 +170,72 @@ describe('retryAfterMs: values that are not valid', () => {
         const ms = retryAfterMs(value, date, NOW);
         return ms === undefined || (ms >= 0 && !Number.isNaN(ms));
       }),
+    );
+  });
+});
+
+describe('askedWaitMs: the headers of a wait, in the order they are believed', () => {
+  const asked = (headers: Record<string, string>) => askedWaitMs((name) => headers[name], NOW);
+
+  it.each<[string, Record<string, string>, number | undefined]>([
+    ['Retry-After-Ms (OpenAI)', { 'retry-after-ms': '1500' }, 1500],
+    ['Retry-After-Ms with a fraction', { 'retry-after-ms': '12.5' }, 12.5],
+    ['X-Ms-Retry-After-Ms (Azure)', { 'x-ms-retry-after-ms': '2500' }, 2500],
+    ['Retry-After-Ms over Retry-After', { 'retry-after-ms': '1500', 'retry-after': '4' }, 1500],
+    [
+      'Retry-After-Ms over a longer X-Ms',
+      { 'retry-after-ms': '100', 'x-ms-retry-after-ms': '900' },
+      100,
+    ],
+    [
+      'X-Ms-Retry-After-Ms over Retry-After',
+      { 'x-ms-retry-after-ms': '700', 'retry-after': '4' },
+      700,
+    ],
+    ['Retry-After over its X- form', { 'retry-after': '3', 'x-ratelimit-retry-after': '9' }, 3000],
+    ['the X- form alone', { 'x-ratelimit-retry-after': '9' }, 9000],
+    [
+      'a garbage Retry-After-Ms falls to Retry-After',
+      { 'retry-after-ms': 'soon', 'retry-after': '2' },
+      2000,
+    ],
+    [
+      'an HTTP-date in Retry-After-Ms is not milliseconds',
+      { 'retry-after-ms': 'Mon, 30 Nov 2026 12:00:30 GMT' },
+      undefined,
+    ],
+    [
+      'a date, against the Date header',
+      { 'retry-after': 'Mon, 30 Nov 2026 12:00:30 GMT', date: 'Mon, 30 Nov 2026 12:00:10 GMT' },
+      20_000,
+    ],
+    ['nothing', {}, undefined],
+    ['30 days, unbounded', { 'retry-after-ms': '2592000000' }, 2_592_000_000],
+  ])('%s', (_, headers, ms) => {
+    expect(asked(headers)).toBe(ms);
+  });
+
+  it('never throws, never NaN nor negative (property)', () => {
+    const names = [
+      'retry-after-ms',
+      'x-ms-retry-after-ms',
+      'retry-after',
+      'x-ratelimit-retry-after',
+      'date',
+    ];
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.constantFrom(...names),
+          fc.oneof(fc.string(), fc.stringMatching(/^[0-9. ]{0,30}$/)),
+        ),
+        (headers) => {
+          const ms = asked(headers);
+          if (ms !== undefined) expect(ms).toBeGreaterThanOrEqual(0);
+          const held = serverWait(ms);
+          expect(held === undefined || (held >= 0 && held <= MAX_SERVER_WAIT_MS)).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -265,14 +265,14 @@ describe('item 2: resets that are not finite, beyond a day or garbage are ignore
     10_000,
   );
 
-  it('a 429 with a Retry-After of 400 digits is plain backoff: the call is retried and succeeds', async () => {
+  it('a 429 with a Retry-After of 400 digits stops the call (never retried sooner than asked), and holds nothing', async () => {
     const server = await firstThenOk((_a, res) =>
       res.writeHead(429, { 'Retry-After': '9'.repeat(400) }).end(),
     );
-    const client = clientFor(server.url);
+    const client = clientFor(server.url, { maxRetryAfterMs: Infinity });
     const outcome = await getWithin(client, '/first', 3000);
-    expect(describe13(outcome)).toBe('ok 200');
-    expect(outcome.response?.config.retryState?.retryCount).toBe(1);
+    expect(describe13(outcome)).toBe('ERR_BAD_REQUEST 429 retry-after-too-long');
+    expect(server.arrivals).toHaveLength(1);
     const later = await getWithin(client, '/later', 3000);
     expect(describe13(later)).toBe('ok 200');
   }, 10_000);

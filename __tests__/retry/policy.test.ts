@@ -246,6 +246,33 @@ describe('decide: how long to wait', () => {
     const atLimit = decide(outcome({ serverWaitMs: 60000 }), state(), options(), undefined, NOW);
     expect(atLimit.retry).toBe(true);
   });
+
+  it.each([
+    ['a day and a millisecond', 86_400_001],
+    ['30 days', 2_592_000_000],
+    ['Infinity (400 digits)', Infinity],
+    ['NaN', Number.NaN],
+  ])(
+    'stops on a wait of %s even with maxRetryAfterMs: Infinity: never sooner than asked',
+    (_, ms) => {
+      const unbounded = options({ maxRetryAfterMs: Infinity });
+      expect(decide(outcome({ serverWaitMs: ms }), state(), unbounded, undefined, NOW)).toEqual({
+        retry: false,
+        reason: 'retry-after-too-long',
+      });
+      // A day itself is waited.
+      const day = decide(outcome({ serverWaitMs: 86_400_000 }), state(), unbounded, undefined, NOW);
+      expect(day).toMatchObject({ retry: true, delayMs: 86_400_050 });
+    },
+  );
+
+  it('waits for the later of a gRPC pushback and a Retry-After', () => {
+    const both = (advice: number, serverWaitMs: number) =>
+      decide(outcome({ advice, serverWaitMs }), state(), options(), undefined, NOW);
+    expect(both(0, 3000)).toMatchObject({ retry: true, delayMs: 3050 });
+    expect(both(5000, 3000)).toMatchObject({ retry: true, delayMs: 5050 });
+    expect(both(61_000, 0)).toEqual({ retry: false, reason: 'retry-after-too-long' });
+  });
 });
 
 describe('decide: the deadline', () => {

@@ -76,16 +76,19 @@ describe('decide honours what the server said', () => {
     ).toEqual({ retry: false, reason: 'not-retryable' });
   });
 
-  it("waits a pushback, plus the first retry's spread, in place of Retry-After", () => {
-    const decision = decide(
-      outcome({ advice: 700, serverWaitMs: 30_000 }),
-      state({ retryCount: 2 }),
-      options(),
-      undefined,
-      NOW,
-    );
+  it("waits a pushback, plus the first retry's spread; with a Retry-After too, the later of the two (never sooner than either asked)", () => {
+    const decide700 = (serverWaitMs?: number) =>
+      decide(
+        outcome({ advice: 700, serverWaitMs }),
+        state({ retryCount: 2 }),
+        options(),
+        undefined,
+        NOW,
+      );
     // 700 ms, and half (random 0.5) of the first retry's ceiling, 100 ms.
-    expect(decision).toEqual({ retry: true, delayMs: 750, finalAttempt: false });
+    expect(decide700()).toEqual({ retry: true, delayMs: 750, finalAttempt: false });
+    expect(decide700(300)).toEqual({ retry: true, delayMs: 750, finalAttempt: false });
+    expect(decide700(30_000)).toEqual({ retry: true, delayMs: 30_050, finalAttempt: false });
   });
 
   it('does not wait a pushback longer than maxRetryAfterMs, nor one past the deadline', () => {

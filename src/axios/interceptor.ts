@@ -86,7 +86,7 @@ function outcomeOf(
       message: failure.message,
     }),
     status,
-    serverWaitMs: signals?.waitMs,
+    serverWaitMs: signals?.askedMs,
     retryIsFree: control?.isRetryBudgetFree(origin, route, now) ?? false,
     paced: control?.isPaced(origin, route, now) ?? false,
     method: (config.method ?? 'get').toUpperCase(),

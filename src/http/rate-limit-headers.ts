@@ -1,4 +1,5 @@
-import { serverNowOf, serverWait } from './retry-after';
+import { parseDuration } from './duration';
+import { decimal, serverNowOf, serverWait } from './retry-after';
 
 /** What a response's rate-limit headers say: requests left, and when the quota resets. */
 export interface RateLimit {
@@ -14,6 +15,12 @@ export interface RateLimit {
    * `X-RateLimit-Resource`): it is shared by every route of the origin.
    */
   readonly shared?: boolean;
+  /**
+   * The id of the quota the response counts against, as the server names it (Discord's
+   * `X-RateLimit-Bucket`, GitHub's `X-RateLimit-Resource`): routes whose responses name the same
+   * bucket share that quota.
+   */
+  readonly bucket?: string;
 }
 
 /** Reads a response header by its lower-case name. */
@@ -24,75 +31,108 @@ export type HeaderReader = (name: string) => string | undefined;
 const EPOCH_SECONDS = 1e9;
 const EPOCH_MS = 1e12;
 
-const whole = (text: string | undefined): number | undefined =>
-  text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
+/**
+ * A count: `n`, or Shopify's `used/size` (a bucket of `size`), of which what is left or, with
+ * `size`, its size.
+ */
+function count(text: string | undefined, size?: boolean): number | undefined {
+  const [, a, b] = /^\s*(\d+)(?:\/(\d+))?\s*$/.exec(text ?? '') ?? [];
+  if (a === undefined) return undefined;
+  return b === undefined ? +a : size ? +b : Math.max(0, +b - +a);
+}
 
-/** `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape. */
+/**
+ * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one
+ * dictionary (`limit=100, remaining=0, reset=30`), or draft 8's list of policies
+ * (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left.
+ */
 function fromRateLimitField(field: string): { remaining?: number; reset?: number } {
-  // Draft 7: `limit=100, remaining=0, reset=30`.
-  const dictionary = /(?:^|[,;\s])remaining=(\d+)/.exec(field);
-  if (dictionary) {
-    return {
-      remaining: Number(dictionary[1]),
-      reset: whole(/(?:^|[,;\s])reset=(\d+)/.exec(field)?.[1]),
-    };
-  }
-  // Draft 8 and later: `"default";r=0;t=30, "daily";r=900;t=3600`: the policy with least left.
   let best: { remaining?: number; reset?: number } = {};
-  for (const item of field.split(',')) {
-    const r = /;\s*r=(\d+)/.exec(item);
-    if (!r) continue;
-    const remaining = Number(r[1]);
-    if (best.remaining === undefined || remaining < best.remaining) {
-      best = { remaining, reset: whole(/;\s*t=(\d+)/.exec(item)?.[1]) };
+  for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
+    const remaining = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
+    if (remaining !== undefined && remaining < (best.remaining ?? Infinity)) {
+      best = { remaining, reset: decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]) };
     }
   }
   return best;
 }
 
 /**
- * A dialect of separate rate-limit headers: the names (lower case) of those it sends, `''` for
- * one it does not. Its reset is delta-seconds; with `epoch`, a number large enough to be a Unix
- * time (in seconds, or in milliseconds) is one, measured against the response's `Date`.
- * `shared` names a header that says the quota is one policy of the API, shared by every route
- * of the origin.
+ * How a dialect writes its reset: milliseconds from now (unbounded; `readRateLimit` bounds it),
+ * `serverNow` the server's clock; `undefined` when the text is not valid.
+ */
+type Reset = (text: string, serverNow: () => number) => number | undefined;
+
+/**
+ * Seconds (fractions allowed: Discord's `X-RateLimit-Reset-After: 1.234`), or a Unix time (in
+ * seconds, or in milliseconds) when the number is large enough (GitHub's and X's form).
+ */
+const seconds: Reset = (text, serverNow) => {
+  const n = decimal(text) ?? Number.NaN;
+  return n < EPOCH_SECONDS ? n * 1000 : (n < EPOCH_MS ? n * 1000 : n) - serverNow();
+};
+/** Anthropic's RFC 3339 time: `2026-11-30T12:00:30Z` (what else `Date.parse` reads is not). */
+const rfc3339: Reset = (text, serverNow) =>
+  /^\d{4}-\d\d-\d\dT/i.test(text) ? Date.parse(text.toUpperCase()) - serverNow() : undefined;
+/**
+ * Shopify's `used/size`: a leaky bucket that drains its size every 20 s is empty again in
+ * `used / size × 20 s`.
+ */
+const drain: Reset = (text) => {
+  const size = count(text, true) as number;
+  return ((size - (count(text) as number)) * 20_000) / size;
+};
+
+/**
+ * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
+ * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
+ * not said). `shared` names a header that says the quota is one policy of the API, shared by
+ * every route of the origin; `bucket`, one whose value is the id of the quota the response
+ * counts against.
  */
 type Dialect = readonly [
-  remaining: string,
-  reset: string,
-  limit: string,
-  epoch?: boolean,
+  names: string,
+  format?: Reset,
   shared?: string,
+  bucket?: string,
+  resetWord?: string,
 ];
 
 /**
- * The dialects read after the IETF `RateLimit` field, in the order they are believed, field by
- * field: the first that says a field wins. Reading a new dialect is adding its entry here.
+ * The dialects read after the IETF `RateLimit` field. The quota with least left wins, with its
+ * reset and limit (a quota of requests and one of tokens: the spent one holds); a field it does
+ * not say is the first other dialect's that does. Reading a new dialect is adding its entry here.
  */
 const DIALECTS: readonly Dialect[] = [
   // Early IETF drafts (express-rate-limit's `draft-6`).
-  ['ratelimit-remaining', 'ratelimit-reset', 'ratelimit-limit'],
+  ['ratelimit-*'],
+  // Discord's: the reset in seconds from now, and the bucket its routes share.
+  ['x-ratelimit-*', seconds, '', 'x-ratelimit-bucket', 'reset-after'],
   // GitHub's and most APIs'; GitHub names the quota's policy in `X-RateLimit-Resource`.
-  ['x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-limit', true, 'x-ratelimit-resource'],
-  // X's (Twitter's) reset.
-  ['', 'x-rate-limit-reset', '', true],
+  ['x-ratelimit-*', seconds, 'x-ratelimit-resource', 'x-ratelimit-resource'],
+  // X's (Twitter's).
+  ['x-rate-limit-*'],
+  // OpenAI's (and Azure OpenAI's), of requests and of tokens.
+  ['x-ratelimit-*-requests', parseDuration],
+  ['x-ratelimit-*-tokens', parseDuration],
+  // Anthropic's.
+  ['anthropic-ratelimit-requests-*', rfc3339],
+  ['anthropic-ratelimit-tokens-*', rfc3339],
+  // Shopify's leaky bucket, all in one header: `32/40`.
+  ['x-shopify-shop-api-call-limit', drain],
 ];
 
 /**
- * The name of every header a rate limit is read from: `RateLimit`, `RateLimit-Policy` and the
- * dialects' (with their `''` and `true`, which no header name equals). A response with none of
- * them announces no rate limit.
+ * Whether a header (by its name, in any case) is one a rate limit is read from: `RateLimit`,
+ * `RateLimit-Policy` and the dialects'. A response with none of them announces no rate limit.
  */
-export const RATE_LIMIT_HEADERS: ReadonlySet<unknown> = new Set([
-  'ratelimit',
-  'ratelimit-policy',
-  ...DIALECTS.flat(),
-]);
+export const isRateLimitHeader = (name: string): boolean =>
+  /ratelimit|rate-limit|call-limit/i.test(name);
 
 /**
  * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
- * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined`
- * when the response says neither what is left nor when the quota resets.
+ * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored, and a reset
+ * past a day; `undefined` when the response says neither what is left nor when the quota resets.
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
   const field = header('ratelimit');
@@ -103,33 +143,47 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
   // policy's `w=`.
   let limit =
-    whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
-    whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
-  const period = whole(/;\s*w=(\d+)/.exec(policy)?.[1]);
+    decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
+    decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
+  const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let shared = named !== undefined;
-  for (const [left, resets, quota, epoch, sharing] of DIALECTS) {
-    remaining ??= whole(header(left));
-    limit ??= whole(header(quota));
-    reset = resetMs === undefined ? whole(header(resets)) : undefined;
-    if (reset !== undefined && epoch && reset >= EPOCH_SECONDS) {
-      resetMs = (reset >= EPOCH_MS ? reset : reset * 1000) - serverNowOf(header('date'), now, true);
-    } else resetMs ??= reset && reset * 1000;
-    shared ||= header(sharing ?? '') !== undefined;
+  let bucket: string | undefined;
+  const serverNow = (): number => serverNowOf(header('date'), now, true);
+  for (const [names, format = seconds, sharing = '', id = '', resets = 'reset'] of DIALECTS) {
+    const read = (word: string): string | undefined => header(names.replace('*', word));
+    const text = read(resets);
+    const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
+    const r = count(read('remaining'));
+    const quota = count(read('limit'), true);
+    if (r !== undefined && r < (remaining ?? Infinity))
+      [remaining, resetMs, limit] = [r, ms, quota];
+    else {
+      resetMs ??= ms;
+      limit ??= quota;
+    }
+    shared ||= header(sharing) !== undefined;
+    bucket ??= header(id);
   }
-  resetMs = resetMs === undefined ? undefined : serverWait(resetMs);
+  resetMs = serverWait(resetMs);
   return remaining === undefined && resetMs === undefined
     ? undefined
-    : { remaining, resetMs, limit, periodMs: period && period * 1000, shared: shared || undefined };
+    : {
+        remaining,
+        resetMs,
+        limit,
+        periodMs: period && period * 1000,
+        shared: shared || undefined,
+        bucket,
+      };
 }
 
 /**
- * GitHub's rate limits answer 403 with nothing remaining (primary) or with a `Retry-After`
- * (secondary): that is a 429.
+ * GitHub's rate limits answer 403 with nothing remaining (primary) or with a wait, its
+ * `Retry-After` (secondary): that is a 429.
  */
-export function throttleStatus(
+export const throttleStatus = (
   status: number,
   rateLimit: RateLimit | undefined,
-  retryAfter?: string,
-): number {
-  return status === 403 && (rateLimit?.remaining === 0 || retryAfter) ? 429 : status;
-}
+  askedMs?: number,
+): number =>
+  status === 403 && (rateLimit?.remaining === 0 || askedMs !== undefined) ? 429 : status;

@@ -1,11 +1,11 @@
 import type { AxiosResponse } from 'axios';
 import {
-  RATE_LIMIT_HEADERS,
+  isRateLimitHeader,
   type RateLimit,
   readRateLimit,
   throttleStatus,
 } from './rate-limit-headers';
-import { retryAfterMs } from './retry-after';
+import { askedWaitMs, serverWait } from './retry-after';
 import { serverAdvice } from './server-signals';
 
 /** What a response says of its origin's limits and of retrying it, its headers read once. */
@@ -14,10 +14,16 @@ export interface ResponseSignals {
   readonly status: number;
   readonly rateLimit: RateLimit | undefined;
   /**
-   * The server's wait, capped at a day: `Retry-After` (else `X-RateLimit-Retry-After`), else the
-   * rate limit's reset.
+   * The server's wait, for load control's hold: `askedMs`, `undefined` past a day (an absurd
+   * wait never parks an origin), else the rate limit's reset.
    */
   readonly waitMs: number | undefined;
+  /**
+   * The wait the server asked of the call, unbounded: the first valid of `Retry-After-Ms`,
+   * `X-Ms-Retry-After-Ms`, `Retry-After` and `X-RateLimit-Retry-After` (retry-after.ts), else
+   * the rate limit's reset. A call asked to wait past its bound stops; it never retries sooner.
+   */
+  readonly askedMs: number | undefined;
   /** What the server said of retrying (server-signals.ts). */
   readonly advice: boolean | number | undefined;
 }
@@ -30,8 +36,7 @@ const read = new WeakMap<AxiosResponse, ResponseSignals>();
  * success path reads no more of it.
  */
 export const isPlainSuccess = (response: AxiosResponse): boolean =>
-  response.status < 400 &&
-  !Object.keys(response.headers ?? {}).some((name) => RATE_LIMIT_HEADERS.has(name.toLowerCase()));
+  response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
  * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
@@ -50,11 +55,12 @@ export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSig
   }
   const header = (name: string): string | undefined => headers[name];
   const rateLimit = readRateLimit(header, wallNow);
-  const retryAfter = headers['retry-after'] ?? headers['x-ratelimit-retry-after'];
+  const asked = askedWaitMs(header, wallNow);
   signals = {
-    status: throttleStatus(response.status, rateLimit, retryAfter),
+    status: throttleStatus(response.status, rateLimit, asked),
     rateLimit,
-    waitMs: retryAfterMs(retryAfter, headers.date, wallNow) ?? rateLimit?.resetMs,
+    waitMs: serverWait(asked) ?? rateLimit?.resetMs,
+    askedMs: asked ?? rateLimit?.resetMs,
     advice: serverAdvice(header),
   };
   read.set(response, signals);

@@ -3,14 +3,18 @@
 /**
  * The longest wait a server can ask for. A number read from a header (a `Retry-After`, a reset)
  * past it is not a wait but garbage (a year, epoch milliseconds taken for seconds, digits past
- * what a double holds): it is ignored, so no reading holds an origin for longer than a day, nor
- * reaches a timer as `Infinity`.
+ * what a double holds): no reading holds an origin for longer than a day, nor reaches a timer as
+ * `Infinity`. A call asked to wait longer does not retry sooner: it stops (`retry-after-too-long`).
  */
 export const MAX_SERVER_WAIT_MS = 86_400_000;
 
-/** A wait a server asked for, in milliseconds: never negative; `undefined` past a day. */
-export const serverWait = (ms: number): number | undefined =>
-  ms > MAX_SERVER_WAIT_MS ? undefined : Math.max(0, ms);
+/** A wait a server asked for, in milliseconds: never negative; `undefined` past a day, or NaN. */
+export const serverWait = (ms: number | undefined): number | undefined =>
+  ms === undefined || !(ms <= MAX_SERVER_WAIT_MS) ? undefined : Math.max(0, ms);
+
+/** A number of seconds, fractions allowed (Discord's and Shopify's form): a number, or `undefined`. */
+export const decimal = (text: string | undefined): number | undefined =>
+  text !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : undefined;
 
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
@@ -24,9 +28,9 @@ const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/i;
 
 /** RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before. */
 function fullYear(digits: string, now: number): number {
-  if (digits.length === 4) return Number(digits);
+  if (digits.length === 4) return +digits;
   const thisYear = new Date(now).getUTCFullYear();
-  const year = Math.floor(thisYear / 100) * 100 + Number(digits);
+  const year = Math.floor(thisYear / 100) * 100 + +digits;
   return year > thisYear + 50 ? year - 100 : year;
 }
 
@@ -38,12 +42,9 @@ export function parseHttpDate(value: string, now: number): number | undefined {
   // [day, month, year, hour, minute, second]
   const parts = imf ? imf.slice(1) : asc && [asc[2], asc[1], asc[6], asc[3], asc[4], asc[5]];
   if (!parts) return undefined;
-  const [day, month = '', year = '', hour, minute, second] = parts;
+  const [day, month = '', year = '', ...clock] = parts;
   const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
-  const d = Number(day);
-  const h = Number(hour);
-  const m = Number(minute);
-  const s = Number(second);
+  const [d, h, m, s] = [day, ...clock].map(Number) as [number, number, number, number];
   const time = Date.UTC(fullYear(year, now), monthIndex, d, h, m, s);
   // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
   const date = new Date(time);
@@ -69,9 +70,11 @@ export function serverNowOf(responseDate: string | undefined, now: number, finer
  * How long a `Retry-After` value asks to wait, in milliseconds; `undefined` when the value is
  * absent or not valid, so the caller falls back to plain backoff.
  *
- * An HTTP-date is measured against the response's `Date` header when it has a valid one (the
- * server's clock, immune to skew of the local clock), else against `now`. A date in the past
- * asks for no wait; one of more than a day (`MAX_SERVER_WAIT_MS`) is ignored.
+ * Delay-seconds may have a fraction (`2.0`, as Shopify and Discord send). An HTTP-date is
+ * measured against the response's `Date` header when it has a valid one (the server's clock,
+ * immune to skew of the local clock), else against `now`; a date in the past asks for no wait.
+ * The wait is not bounded here: past a day (`MAX_SERVER_WAIT_MS`) it is absurd, and may be
+ * `Infinity` (400 digits). `serverWait` bounds it for a hold; a call stops on it.
  */
 export function retryAfterMs(
   retryAfter: string | undefined,
@@ -80,7 +83,38 @@ export function retryAfterMs(
 ): number | undefined {
   if (retryAfter === undefined) return undefined;
   const text = retryAfter.trim();
-  if (/^\d+$/.test(text)) return serverWait(Number(text) * 1000);
+  const seconds = decimal(text);
+  // Rounded up: `1.234` is not 1233.9999999999998 ms.
+  if (seconds !== undefined) return Math.ceil(seconds * 1000);
   const until = parseHttpDate(text, now);
-  return until === undefined ? undefined : serverWait(until - serverNowOf(responseDate, now));
+  return until === undefined ? undefined : Math.max(0, until - serverNowOf(responseDate, now));
+}
+
+/**
+ * The headers a throttled response's wait is read from, in the order they are believed: the
+ * milliseconds of OpenAI and Azure (their SDKs prefer them to `Retry-After`), then
+ * `Retry-After` and its `X-RateLimit-` form.
+ */
+const WAIT_HEADERS = [
+  'retry-after-ms',
+  'x-ms-retry-after-ms',
+  'retry-after',
+  'x-ratelimit-retry-after',
+];
+
+/**
+ * The wait a response asks for, in milliseconds (unbounded, as `retryAfterMs`): the first of
+ * `WAIT_HEADERS` that is valid; `undefined` when none is. `header` reads a header by its
+ * lower-case name.
+ */
+export function askedWaitMs(
+  header: (name: string) => string | undefined,
+  now: number,
+): number | undefined {
+  for (const name of WAIT_HEADERS) {
+    const text = header(name);
+    const ms = name.endsWith('ms') ? decimal(text) : retryAfterMs(text, header('date'), now);
+    if (ms !== undefined) return ms;
+  }
+  return undefined;
 }

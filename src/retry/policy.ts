@@ -1,6 +1,7 @@
 import type { RetryState, StopReason } from '../contract/types';
 import type { Classification } from '../http/classify';
 import { isInFlightConflict } from '../http/in-flight-conflict';
+import { MAX_SERVER_WAIT_MS } from '../http/retry-after';
 import type { ResolvedOptions } from '../options/options';
 import { fullJitterDelay } from './backoff';
 import type { RetryBudget } from './budget';
@@ -14,8 +15,9 @@ export interface AttemptOutcome {
   readonly hasIdempotencyKey: boolean;
   readonly replayableBody: boolean;
   /**
-   * The wait the server asked for: its `Retry-After`, else its rate limit's reset (read once,
-   * with the gate's reading, and capped at a day).
+   * The wait the server asked for: its `Retry-After` (or a form of it), else its rate limit's
+   * reset (read once, with the gate's reading). Not bounded: one past `maxRetryAfterMs` or a day
+   * stops the call.
    */
   readonly serverWaitMs?: number | undefined;
   /** Its scope (origin or route) is paced or held by load control. */
@@ -126,7 +128,11 @@ export function decide(
     return stop('not-retryable');
   }
 
-  const asked = typeof outcome.advice === 'number' ? outcome.advice : outcome.serverWaitMs;
+  // The later of a gRPC pushback and the server's wait: never sooner than either asked.
+  const asked =
+    typeof outcome.advice === 'number'
+      ? Math.max(outcome.advice, outcome.serverWaitMs ?? 0)
+      : outcome.serverWaitMs;
   // On top of a server-given wait, the draw only de-synchronises the clients released at the same
   // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
   const jitter = fullJitterDelay(
@@ -134,7 +140,11 @@ export function decide(
     options,
     options.random,
   );
-  if (asked !== undefined && asked > options.maxRetryAfterMs) return stop('retry-after-too-long');
+  // A wait past the bound, or absurd (past a day, which `maxRetryAfterMs: Infinity` does not
+  // lift), is not retried sooner than asked: the call stops.
+  if (asked !== undefined && !(asked <= Math.min(options.maxRetryAfterMs, MAX_SERVER_WAIT_MS))) {
+    return stop('retry-after-too-long');
+  }
   // Waiting until the deadline itself would leave the attempt no time at all.
   if (asked !== undefined && asked >= remaining) return stop('deadline');
 
