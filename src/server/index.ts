@@ -66,7 +66,12 @@ interface Inbound {
 
 type Next = (error?: unknown) => void;
 /** A connect-style middleware: express, connect, or plain node:http (call it before the handler). */
-export type RetryLayerMiddleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+// (`next` takes nothing: it is only ever called so, and Fastify's `done` fits too.)
+export type RetryLayerMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+) => void;
 export type RetryLayerErrorHandler = (
   error: unknown,
   req: IncomingMessage,
