@@ -426,7 +426,7 @@ describe('retryLayer options', () => {
       { margin: 50 },
       '`retryLayer({ margin })` must be one of maxDeadlineMs, marginMs, trustInbound',
     ],
-    ['fast', '`retryLayer(options)` must be an object'],
+    ['fast', '`retryLayer({ ... })` must be an object'],
     [{ trustInbound: true }, '`retryLayer({ trustInbound })` must be a function; got true'],
     [{ trustInbound: 'mesh' }, '`retryLayer({ trustInbound })` must be a function'],
   ])('rejects %p', (given, message) => {

@@ -54,9 +54,8 @@ export interface InboundRequest {
 }
 
 interface Inbound {
-  /** `performance.now()` at arrival: a monotonic clock. */
-  readonly arrivedAt: number;
-  readonly deadlineMs: number | undefined;
+  /** When its deadline ends, on `performance.now()` (a monotonic clock); `NaN` without one. */
+  readonly deadlineAt: number;
   readonly attempt: number | undefined;
   readonly signal: AbortSignal;
   readonly marginMs: number;
@@ -82,11 +81,11 @@ export type RetryLayerErrorHandler = (
 const storage = new AsyncLocalStorage<Inbound>();
 
 /**
- * What is left of the inbound deadline, in milliseconds; `NaN` without one (every comparison with
- * it is false: no deadline is ever spent, nor inherited).
+ * What is left of the inbound deadline, in milliseconds; `NaN` without one: every comparison with
+ * it is false, so no deadline is ever spent, nor inherited.
  */
 function leftOf(inbound: Inbound): number {
-  return (inbound.deadlineMs ?? Number.NaN) - (performance.now() - inbound.arrivedAt);
+  return inbound.deadlineAt - performance.now();
 }
 
 /** The inbound deadline is all but spent (within twice the margin): no time to retry above. */
@@ -116,8 +115,8 @@ function follow(previous: FollowInbound | undefined): FollowInbound {
     }
     const clientOptions = event.options;
     // `retry: false`, or a `retry` that is not an object (its resolution rejects it): untouched.
-    if (config.retry !== undefined && Object(config.retry) !== config.retry) return;
     const retry = config.retry as RequestRetryOptions | undefined;
+    if (retry !== undefined && Object(retry) !== retry) return;
     if ((retry?.propagate ?? clientOptions.propagate) === false) return;
     // NaN without an inbound deadline (leftOf).
     const usable = Math.floor(leftOf(inbound) - inbound.marginMs);
@@ -133,26 +132,26 @@ function follow(previous: FollowInbound | undefined): FollowInbound {
   };
 }
 
-let installed = false;
+const registry = globalThis as Record<symbol, FollowInbound | undefined>;
+let installed: FollowInbound | undefined;
 
 /** Installs the hook once per copy of this module, after any other copy's (which it chains to). */
 function install(): void {
   if (installed) return;
-  installed = true;
-  const registry = globalThis as Record<symbol, FollowInbound | undefined>;
-  registry[CONTEXT_KEY] = follow(registry[CONTEXT_KEY]);
+  installed = follow(registry[CONTEXT_KEY]);
+  registry[CONTEXT_KEY] = installed;
 }
 
 /** The one shape of this entry's usage errors: the option, what it must be, what it got. */
 function usage(name: string, allowed: string, value: unknown): TypeError {
   return new TypeError(
-    `axios-safe-retry: \`retryLayer(${name})\` must be ${allowed}; got ${String(value)}.`,
+    `axios-safe-retry: \`retryLayer({ ${name} })\` must be ${allowed}; got ${String(value)}.`,
   );
 }
 
 function checkMs(name: string, value: unknown, min: number): number | undefined {
   if (value !== undefined && !(typeof value === 'number' && value >= min && value < Infinity)) {
-    throw usage(`{ ${name} }`, `a number of milliseconds >= ${min}`, value);
+    throw usage(name, `a number of milliseconds >= ${min}`, value);
   }
   return value;
 }
@@ -160,14 +159,13 @@ function checkMs(name: string, value: unknown, min: number): number | undefined 
 const OPTIONS = 'maxDeadlineMs, marginMs, trustInbound';
 
 function checkOptions(options: RetryLayerOptions): void {
-  if (Object(options) !== options) throw usage('options', 'an object', options);
+  if (Object(options) !== options) throw usage('...', 'an object', options);
   for (const name of Object.keys(options)) {
-    if (!OPTIONS.split(', ').includes(name))
-      throw usage(`{ ${name} }`, `one of ${OPTIONS}`, 'an unknown option');
+    if (!OPTIONS.split(', ').includes(name)) throw usage(name, `one of ${OPTIONS}`, 'unknown');
   }
   const { trustInbound } = options;
   if (trustInbound !== undefined && typeof trustInbound !== 'function') {
-    throw usage('{ trustInbound }', 'a function', trustInbound);
+    throw usage('trustInbound', 'a function', trustInbound);
   }
 }
 
@@ -215,12 +213,14 @@ function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware
       if (!trustInbound || trustInbound(req) === true) headers = req.headers;
     } catch {}
     const inbound: Inbound = {
-      arrivedAt: performance.now(),
-      deadlineMs: inboundDeadlineMs(
-        headerOf(headers, DEADLINE_HEADER),
-        headerOf(headers, 'grpc-timeout'),
-        maxDeadlineMs,
-      ),
+      // (`undefined` plus a number: NaN.)
+      deadlineAt:
+        performance.now() +
+        (inboundDeadlineMs(
+          headerOf(headers, DEADLINE_HEADER),
+          headerOf(headers, 'grpc-timeout'),
+          maxDeadlineMs,
+        ) as number),
       attempt: inboundAttempt(headerOf(headers, ATTEMPT_HEADER)),
       signal: controller.signal,
       marginMs,
@@ -266,8 +266,9 @@ export function inboundRequest(): InboundRequest | undefined {
   const inbound = storage.getStore();
   if (!inbound) return undefined;
   return {
-    deadlineLeftMs:
-      inbound.deadlineMs === undefined ? undefined : leftOf(inbound) - inbound.marginMs,
+    deadlineLeftMs: Number.isNaN(inbound.deadlineAt)
+      ? undefined
+      : leftOf(inbound) - inbound.marginMs,
     attempt: inbound.attempt,
     signal: inbound.signal,
   };

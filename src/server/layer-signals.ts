@@ -1,9 +1,14 @@
 // What a server layer reads off an inbound request, and what it tells of an outgoing call that
 // failed. Pure: no axios, no node:http (axios-safe-retry/server is built on it).
 
-/** gRPC's timeout units (`H`, `M`, `S`, `m`, `u`, `n`), in milliseconds, in this order. */
-const GRPC_UNITS = 'HMSmun';
-const GRPC_UNITS_MS = [3_600_000, 60_000, 1000, 1, 0.001, 0.000_001];
+const GRPC_UNITS_MS: Readonly<Record<string, number>> = {
+  H: 3_600_000,
+  M: 60_000,
+  S: 1000,
+  m: 1,
+  u: 0.001,
+  n: 0.000_001,
+};
 
 /**
  * The inbound deadline, in milliseconds: our `Request-Deadline-Ms` (whole milliseconds), else
@@ -23,8 +28,7 @@ export function inboundDeadlineMs(
     if (/^\d+$/.test(deadlineHeader.trim())) ms = Number(deadlineHeader);
   } else if (grpcTimeout !== undefined) {
     const match = /^(\d{1,8})([HMSmun])$/.exec(grpcTimeout.trim());
-    if (match)
-      ms = Number(match[1]) * (GRPC_UNITS_MS[GRPC_UNITS.indexOf(match[2] as string)] as number);
+    if (match) ms = Number(match[1]) * (GRPC_UNITS_MS[match[2] as string] as number);
   }
   return ms === undefined ? undefined : Math.min(ms, maxMs);
 }
