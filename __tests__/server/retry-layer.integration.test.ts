@@ -251,8 +251,10 @@ describe('retry at one layer: the bottom always answers 503', () => {
     for (const outcome of outcomes) {
       expect(outcome).toMatchObject({ ok: false, retryCount: 0 });
       expect(['upstream-gave-up', 'circuit-open']).toContain(outcome.stopReason);
-      // Within one layer's retries (backoff ceilings 100 + 200 + 400 ms), not the sum of all.
-      expect(outcome.settledAt - outcome.startedAt).toBeLessThan(2000);
+      // Within one layer's retries (backoff ceilings 100 + 200 + 400 ms), not the sum of all
+      // (each layer above retrying the one below: several times this). 3 s, not 2: 20 calls
+      // through four servers on a loaded 2-core machine took up to 2.9 s (1.2 s unloaded).
+      expect(outcome.settledAt - outcome.startedAt).toBeLessThan(3000);
     }
     // Each attempt carried its number (whether L3's retries went out before its breaker opened
     // depends on timing: the single-503 test below checks the numbers of a retry).

@@ -61,7 +61,7 @@ function clampToDeadline(
   // preflight (so the top of a chain, a job or a gateway, sends its deadline down). Literals, not
   // call-context.ts's constants, and in lower case (as HTTP/2 sends them, and like the bundle's
   // other header names): a smaller bundle.
-  if (options.propagate ?? !!globalThis.process?.versions?.node) {
+  if (options.propagate ?? globalThis.process?.versions?.node) {
     // (axios writes a number as a string.)
     config.headers.set('retry-attempt', state.retryCount + 1);
     if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
