@@ -176,6 +176,20 @@ describe('what is left alone', () => {
     });
   });
 
+  it('a 5xx after a call that gave up but ignores the layer (propagate: false)', async () => {
+    const below = await dependency(503);
+    const app = express();
+    app.use(retryLayer());
+    app.get('/', async (_req, res) => {
+      await below.get('/', { retry: { propagate: false } }).catch(() => undefined);
+      res.status(502).end();
+    });
+    expect(await ask(await listen(http.createServer(app)))).toMatchObject({
+      status: 502,
+      shouldRetry: undefined,
+    });
+  });
+
   it("a handler's own Stripe-Should-Retry", async () => {
     const url = await expressLayer(await dependency(503), (res) =>
       res.set('Stripe-Should-Retry', 'true').status(503).end(),

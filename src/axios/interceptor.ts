@@ -117,7 +117,7 @@ function stopped(
       : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
   config.retryState = retryState;
   // A server layer's hook (call-context.ts): it marks the inbound request's answer.
-  (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, { error });
+  (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, error);
   publish('stop', () => ({ stopReason: retryState.stopReason, retryState, error, config }));
   return error;
 }

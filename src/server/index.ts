@@ -5,6 +5,7 @@ import {
   ATTEMPT_HEADER,
   CONTEXT_KEY,
   DEADLINE_HEADER,
+  type FollowClient,
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
@@ -103,17 +104,20 @@ type AnySignal = (signals: AbortSignal[]) => AbortSignal;
 
 /** The hook the main bundle calls on each call's first attempt (see call-context.ts). */
 function follow(previous: FollowInbound | undefined): FollowInbound {
-  return (config, event) => {
+  return (config, clientOrError) => {
     const inbound = storage.getStore();
     if (!inbound) {
-      previous?.(config, event);
+      previous?.(config, clientOrError);
       return;
     }
-    if ('error' in event) {
-      if (gaveUpOnOverload(event.error, spentOf(inbound))) inbound.gaveUp = true;
+    if (config.retryState) {
+      // The call stopped. Only one that followed the request (below: `propagate: true` on its
+      // `retry`) counts; one that ignores the layer (`propagate: false`) does not mark the answer.
+      const followed = (config.retry as RequestRetryOptions | undefined)?.propagate;
+      if (followed && gaveUpOnOverload(clientOrError, spentOf(inbound))) inbound.gaveUp = true;
       return;
     }
-    const clientOptions = event.options;
+    const clientOptions = (clientOrError as FollowClient).options;
     // `retry: false`, or a `retry` that is not an object (its resolution rejects it): untouched.
     const retry = config.retry as RequestRetryOptions | undefined;
     if (retry !== undefined && Object(retry) !== retry) return;
