@@ -20,6 +20,15 @@ export type ChainMode = 'axios-retry' | 'plain' | 'helper';
 /** `always-503`: the bottom answers 503 to everything; `refused`: nothing listens there. */
 export type BottomMode = 'always-503' | 'refused';
 
+/**
+ * How each layer's handler answers when its call below failed:
+ * - `catch` (the default, what most handlers do): catches the error and answers 502 itself; the
+ *   layer has `app.use(retryLayer())` and nothing else (mode `helper`);
+ * - `next`: lets the error go to the error handlers: `retryLayer.errorHandler()` (mode `helper`),
+ *   then one that answers 503.
+ */
+export type HandlerStyle = 'catch' | 'next';
+
 export const CALL_HEADER = 'x-chain-call';
 
 export interface ChainSpec {
@@ -29,6 +38,8 @@ export interface ChainSpec {
   readonly layers: number;
   /** Options for every `attachRetry` of the chain (modes `plain` and `helper`). */
   readonly clientOptions?: RetryOptions;
+  /** @default 'catch' */
+  readonly handlers?: HandlerStyle;
 }
 
 export interface LayerChain {
@@ -114,13 +125,21 @@ export async function startLayerChain(spec: ChainSpec): Promise<LayerChain> {
     );
     const app = express();
     if (spec.mode === 'helper') app.use(retryLayer());
+    const catching = (spec.handlers ?? 'catch') === 'catch';
     app.get('/', async (req, res) => {
       const call = String(req.headers[CALL_HEADER]);
       arrivals.push(call);
-      const answer = await client.get('/', { headers: { [CALL_HEADER]: call } });
-      res.json(answer.data);
+      if (!catching) {
+        res.json((await client.get('/', { headers: { [CALL_HEADER]: call } })).data);
+        return;
+      }
+      try {
+        res.json((await client.get('/', { headers: { [CALL_HEADER]: call } })).data);
+      } catch {
+        res.status(502).json({ error: 'the service below failed' });
+      }
     });
-    if (spec.mode === 'helper') app.use(retryLayer.errorHandler());
+    if (spec.mode === 'helper' && !catching) app.use(retryLayer.errorHandler());
     // What a service commonly answers when its dependency failed: 503.
     app.use(
       (

@@ -156,8 +156,38 @@ describe('the client honours server signals (real timers, 1 ms backoff)', () => 
 });
 
 describe('the propagated headers', () => {
-  it('are not sent by default: a browser page gets no preflight it did not ask for', async () => {
+  it('are not sent by default in a browser: a page gets no preflight it did not ask for', async () => {
     const { client, mock, sent, record } = mockClient({ deadlineMs: 5000 });
+    mock.onGet('/x').reply((config) => {
+      record(config);
+      return [200, 'ok'];
+    });
+    // What a page sees: no Node (a bundler's `process` shim has no `versions.node`).
+    const node = Object.getOwnPropertyDescriptor(process.versions, 'node') as PropertyDescriptor;
+    Object.defineProperty(process.versions, 'node', { value: undefined, configurable: true });
+    try {
+      await client.get('/x');
+    } finally {
+      Object.defineProperty(process.versions, 'node', node);
+    }
+    expect(sent[0]).not.toHaveProperty('retry-attempt');
+    expect(sent[0]).not.toHaveProperty('request-deadline-ms');
+  });
+
+  it('are sent by default in Node: the top of a chain (a job, a gateway) sends its deadline down', async () => {
+    const { client, mock, sent, record } = mockClient({ deadlineMs: 5000 });
+    mock.onGet('/x').reply((config) => {
+      record(config);
+      return [200, 'ok'];
+    });
+    await client.get('/x');
+    expect(sent[0]).toMatchObject({ 'retry-attempt': '1' });
+    expect(Number(sent[0]!['request-deadline-ms'])).toBeLessThanOrEqual(5000);
+    expect(Number(sent[0]!['request-deadline-ms'])).toBeGreaterThan(4500);
+  });
+
+  it('are not sent with propagate: false', async () => {
+    const { client, mock, sent, record } = mockClient({ deadlineMs: 5000, propagate: false });
     mock.onGet('/x').reply((config) => {
       record(config);
       return [200, 'ok'];
@@ -212,9 +242,19 @@ class FakeResponse extends EventEmitter {
   setHeader(name: string, value: string) {
     this.headers[name.toLowerCase()] = value;
   }
-  end(body: string) {
-    this.body = body;
+  hasHeader(name: string) {
+    return name.toLowerCase() in this.headers;
+  }
+  writeHead(statusCode: number, headers: Record<string, string> = {}) {
+    this.statusCode = statusCode;
+    for (const [name, value] of Object.entries(headers)) this.setHeader(name, value);
     this.headersSent = true;
+    return this;
+  }
+  end(body: string) {
+    // As Node's: headers not yet written go out now, through writeHead.
+    if (!this.headersSent) this.writeHead(this.statusCode);
+    this.body = body;
     this.writableFinished = true;
   }
 }
@@ -288,7 +328,7 @@ describe('retryLayer: calls follow the inbound request', () => {
       await client.get('http://next.test/', { retry: { propagate: false } });
       await client.get('http://next.test/', { retry: false });
     });
-    await client.get('http://next.test/');
+    await client.get('http://next.test/', { retry: { propagate: false } });
     for (const config of configs) {
       expect(config.headers['retry-attempt']).toBeUndefined();
       expect(config.timeout).toBe(0);
@@ -385,8 +425,13 @@ describe('retryLayer options', () => {
     [{ maxDeadlineMs: Infinity }, 'maxDeadlineMs'],
     [{ marginMs: -1 }, 'marginMs'],
     [{ marginMs: '50' }, 'marginMs'],
-    [{ margin: 50 }, 'unknown option `margin`'],
-    ['fast', 'takes an object'],
+    [
+      { margin: 50 },
+      '`retryLayer({ margin })` must be one of maxDeadlineMs, marginMs, trustInbound',
+    ],
+    ['fast', '`retryLayer({ ... })` must be an object'],
+    [{ trustInbound: true }, '`retryLayer({ trustInbound })` must be a function; got true'],
+    [{ trustInbound: 'mesh' }, '`retryLayer({ trustInbound })` must be a function'],
   ])('rejects %p', (given, message) => {
     expect(() => retryLayer(given as Parameters<typeof retryLayer>[0])).toThrow(message);
   });

@@ -3,6 +3,7 @@ import {
   type ChainMode,
   type ChainRun,
   type ChainSpec,
+  type HandlerStyle,
   runChain,
 } from '../../support/layer-chain';
 import { fixed, millis, ratio } from '../report/format';
@@ -34,6 +35,12 @@ const BOTTOMS: readonly { bottom: BottomMode; label: string }[] = [
   { bottom: 'refused', label: 'bottom refuses connections' },
 ];
 
+/** Issue 23: handlers that answer their caller themselves (most do), then ones that `next(error)`. */
+const STYLES: readonly { handlers: HandlerStyle; label: string }[] = [
+  { handlers: 'catch', label: 'handlers catch and answer 502 (only `app.use(retryLayer())`)' },
+  { handlers: 'next', label: 'handlers `next(error)` (with `retryLayer.errorHandler()`)' },
+];
+
 interface Measured {
   readonly name: string;
   readonly mode: ChainMode;
@@ -51,12 +58,13 @@ const atOncePerCall = (m: Measured): number => m.atOnce.atBottom / m.atOnce.call
 const slowest = (runs: readonly ChainRun[]): number =>
   Math.max(...runs.flatMap((run) => run.outcomes.map((outcome) => outcome.durationMs)));
 
-async function measure(bottom: BottomMode): Promise<Measured[]> {
+async function measure(bottom: BottomMode, handlers: HandlerStyle): Promise<Measured[]> {
   const measured: Measured[] = [];
   for (const { mode, name } of CONTESTANTS) {
     const spec: ChainSpec = {
       mode,
       bottom,
+      handlers,
       layers: LAYERS.layers,
       clientOptions: { baseDelayMs: LAYERS.baseDelayMs },
     };
@@ -128,10 +136,12 @@ export async function throughLayers(): Promise<ScenarioReport> {
   const tables: Table[] = [];
   const targets: TargetCheck[] = [];
   try {
-    for (const { bottom, label } of BOTTOMS) {
-      const measured = await measure(bottom);
-      tables.push(tableOf(label, measured));
-      targets.push(...targetsOf(bottom, label, measured));
+    for (const style of STYLES) {
+      for (const { bottom, label } of BOTTOMS) {
+        const measured = await measure(bottom, style.handlers);
+        tables.push(tableOf(`${label}, ${style.label}`, measured));
+        targets.push(...targetsOf(bottom, `${label}, ${style.label}`, measured));
+      }
     }
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
@@ -140,7 +150,7 @@ export async function throughLayers(): Promise<ScenarioReport> {
     title: 'Calls through several services (real time, loopback)',
     setup: [
       `REAL time, not virtual: real express services on 127.0.0.1, top → L1 → L2 → L3 → bottom (${LAYERS.layers} layers), each layer calling the next with its own axios instance. The bottom answers 503 to everything, or refuses connections (nothing listens on its port).`,
-      `Contestants, the same client at the top and in every layer: axios-retry 4.5 \`{ retries: 3 }\` (its defaults otherwise: no delay); axios-safe-retry \`attachRetry\` defaults but \`baseDelayMs: ${LAYERS.baseDelayMs}\` (lowered from 100 so that nested retries take milliseconds), without the server helper; the same with \`retryLayer()\` in every layer. A layer whose call failed answers 503.`,
+      `Contestants, the same client at the top and in every layer: axios-retry 4.5 \`{ retries: 3 }\` (its defaults otherwise: no delay); axios-safe-retry \`attachRetry\` defaults but \`baseDelayMs: ${LAYERS.baseDelayMs}\` (lowered from 100 so that nested retries take milliseconds), without the server helper; the same with \`retryLayer()\` in every layer. Handlers of two kinds: ones that catch the failure of their call and answer 502 themselves (what most handlers do; the layer has \`app.use(retryLayer())\` and nothing else), and ones that pass it to \`next(error)\` (with \`retryLayer.errorHandler()\`, then a handler that answers 503).`,
       `"One call alone": ${LAYERS.aloneCalls} top calls, each through a fresh chain (fresh budgets and breakers): what retries multiply to. "${LAYERS.atOnceCalls} calls at once": one chain; the breakers and budgets also cut. Requests at the bottom = attempts L3 sent to it, refused connections included.`,
       `Issue 16's target: with retryLayer, ≤ ${LAYERS.maxPerTopCall} requests at the bottom per top call (only L3 retries). Small and real-time, so figures can move a little from run to run.`,
     ],

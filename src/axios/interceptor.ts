@@ -56,10 +56,12 @@ function clampToDeadline(
     clampTimeout(config, remaining);
     boundAttempt(config, remaining);
   }
-  // The headers of calls that propagate (`propagate: true`, which a server layer sets on the
-  // calls it sees: call-context.ts). Literals, not call-context.ts's constants, and in lower case
-  // (as HTTP/2 sends them, and like the bundle's other header names): a smaller bundle.
-  if (options.propagate) {
+  // The headers of calls that propagate: `propagate: true` (which a server layer sets on the
+  // calls it sees: call-context.ts), or by default outside a browser, where they cost no CORS
+  // preflight (so the top of a chain, a job or a gateway, sends its deadline down). Literals, not
+  // call-context.ts's constants, and in lower case (as HTTP/2 sends them, and like the bundle's
+  // other header names): a smaller bundle.
+  if (options.propagate ?? globalThis.process?.versions?.node) {
     // (axios writes a number as a string.)
     config.headers.set('retry-attempt', state.retryCount + 1);
     if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
@@ -114,6 +116,8 @@ function stopped(
       ? { ...state, stopReason: reason }
       : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
   config.retryState = retryState;
+  // A server layer's hook (call-context.ts): it marks the inbound request's answer.
+  (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, error);
   publish('stop', () => ({ stopReason: retryState.stopReason, retryState, error, config }));
   return error;
 }

@@ -250,10 +250,13 @@ export interface RequestRetryOptions {
    */
   retryDelay?: (event: RetryDelayEvent) => number;
   /**
-   * Under `axios-safe-retry/server`'s `retryLayer` (the default, `undefined`): the call follows
-   * the inbound request (its deadline, its caller going) and its attempts carry the
-   * `Retry-Attempt` and `Request-Deadline-Ms` headers. `true` sends the headers without a layer
-   * too; `false` does neither.
+   * The `Retry-Attempt` and `Request-Deadline-Ms` request headers, and following a server layer.
+   * By default (`undefined`): outside a browser (in Node, Bun, Deno), every attempt carries the
+   * headers, so that the top of a chain (a job, a gateway) sends its deadline down; in a browser,
+   * only with `true` (they are not CORS-safelisted: a cross-origin request would need a
+   * preflight). Under `axios-safe-retry/server`'s `retryLayer`, the call also follows the inbound
+   * request (its deadline, its caller going), in a browser or not. `false`: neither, ever (for an
+   * API that rejects unknown headers, or work that outlives the request).
    * @default undefined
    */
   propagate?: boolean;

@@ -1,11 +1,11 @@
 /// <reference types="node" />
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { InternalAxiosRequestConfig } from 'axios';
 import {
   ATTEMPT_HEADER,
   CONTEXT_KEY,
   DEADLINE_HEADER,
+  type FollowClient,
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
@@ -32,6 +32,16 @@ export interface RetryLayerOptions {
    * @default 50
    */
   marginMs?: number;
+  /**
+   * Whether to take the inbound request's `Request-Deadline-Ms`, `grpc-timeout` and
+   * `Retry-Attempt`: a predicate on the request, true to take them (on the peer address, say, or
+   * on a header your gateway sets). An edge service answers callers from the public internet with
+   * `() => false`, or with a test that lets its own mesh through. A predicate that does not return
+   * `true` (that throws, or returns a promise) counts as false. Untrusted, the request still has
+   * a context: its calls are aborted when its caller goes, and its 5xx answer is marked.
+   * @default every request is trusted, within `maxDeadlineMs`
+   */
+  trustInbound?: (req: IncomingMessage) => boolean;
 }
 
 /** What `inboundRequest()` tells of the inbound request being handled. */
@@ -45,17 +55,23 @@ export interface InboundRequest {
 }
 
 interface Inbound {
-  /** `performance.now()` at arrival: a monotonic clock. */
-  readonly arrivedAt: number;
-  readonly deadlineMs: number | undefined;
+  /** When its deadline ends, on `performance.now()` (a monotonic clock); `NaN` without one. */
+  readonly deadlineAt: number;
   readonly attempt: number | undefined;
   readonly signal: AbortSignal;
   readonly marginMs: number;
+  /** A call made while handling it gave up on overload (`upstreamGaveUp`): its 5xx is marked. */
+  gaveUp?: boolean;
 }
 
 type Next = (error?: unknown) => void;
 /** A connect-style middleware: express, connect, or plain node:http (call it before the handler). */
-export type RetryLayerMiddleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
+// (`next` takes nothing: it is only ever called so, and Fastify's `done` fits too.)
+export type RetryLayerMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+) => void;
 export type RetryLayerErrorHandler = (
   error: unknown,
   req: IncomingMessage,
@@ -65,66 +81,112 @@ export type RetryLayerErrorHandler = (
 
 const storage = new AsyncLocalStorage<Inbound>();
 
-function leftOf(inbound: Inbound): number | undefined {
-  if (inbound.deadlineMs === undefined) return undefined;
-  return inbound.deadlineMs - (performance.now() - inbound.arrivedAt);
+/**
+ * What is left of the inbound deadline, in milliseconds; `NaN` without one: every comparison with
+ * it is false, so no deadline is ever spent, nor inherited.
+ */
+function leftOf(inbound: Inbound): number {
+  return inbound.deadlineAt - performance.now();
 }
 
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()];
+/** The inbound deadline is all but spent (within twice the margin): no time to retry above. */
+function spentOf(inbound: Inbound): boolean {
+  return leftOf(inbound) <= 2 * inbound.marginMs;
+}
+
+/** A request header, by its lower-case name; `undefined` unless it came once. */
+function headerOf(headers: IncomingMessage['headers'], name: string): string | undefined {
+  const value = headers[name];
   return typeof value === 'string' ? value : undefined;
 }
 
 type AnySignal = (signals: AbortSignal[]) => AbortSignal;
 
 /** The hook the main bundle calls on each call's first attempt (see call-context.ts). */
-function follow(previous: FollowInbound | undefined): (...args: Parameters<FollowInbound>) => void {
-  return (config: InternalAxiosRequestConfig, { options: clientOptions }) => {
+function follow(previous: FollowInbound | undefined): FollowInbound {
+  return (config, clientOrError) => {
     const inbound = storage.getStore();
     if (!inbound) {
-      previous?.(config, { options: clientOptions });
+      previous?.(config, clientOrError);
       return;
     }
-    const retry = config.retry as RequestRetryOptions | false | undefined;
+    if (config.retryState) {
+      // The call stopped. Only one that followed the request (below: `propagate: true` on its
+      // `retry`) counts; one that ignores the layer (`propagate: false`) does not mark the answer.
+      const followed = (config.retry as RequestRetryOptions | undefined)?.propagate;
+      if (followed && gaveUpOnOverload(clientOrError, spentOf(inbound))) inbound.gaveUp = true;
+      return;
+    }
+    const clientOptions = (clientOrError as FollowClient).options;
     // `retry: false`, or a `retry` that is not an object (its resolution rejects it): untouched.
-    if (retry === false || (retry !== undefined && (typeof retry !== 'object' || retry === null))) {
-      return;
-    }
+    const retry = config.retry as RequestRetryOptions | undefined;
+    if (retry !== undefined && Object(retry) !== retry) return;
     if ((retry?.propagate ?? clientOptions.propagate) === false) return;
-    const left = leftOf(inbound);
-    const usable = left === undefined ? undefined : Math.floor(left - inbound.marginMs);
+    // NaN without an inbound deadline (leftOf).
+    const usable = Math.floor(leftOf(inbound) - inbound.marginMs);
     // The caller has gone, or its deadline leaves no time: the call starts no attempt.
-    let signal: AbortSignal =
-      usable !== undefined && usable < 1 ? AbortSignal.abort() : inbound.signal;
+    let signal: AbortSignal = usable < 1 ? AbortSignal.abort() : inbound.signal;
     const own = config.signal as AbortSignal | undefined;
     const any = (AbortSignal as unknown as { any?: AnySignal }).any;
     if (own && own !== signal) signal = any ? any([own, signal]) : own;
     config.signal = signal;
     const ownDeadline = retry?.deadlineMs ?? clientOptions.deadlineMs;
-    const inherit =
-      usable !== undefined && usable >= 1 && !(ownDeadline !== undefined && ownDeadline <= usable);
+    const inherit = usable >= 1 && !((ownDeadline as number) <= usable);
     config.retry = { ...retry, propagate: true, ...(inherit ? { deadlineMs: usable } : {}) };
   };
 }
 
-let installed = false;
+const registry = globalThis as Record<symbol, FollowInbound | undefined>;
+let installed: FollowInbound | undefined;
 
 /** Installs the hook once per copy of this module, after any other copy's (which it chains to). */
 function install(): void {
   if (installed) return;
-  installed = true;
-  const registry = globalThis as Record<symbol, FollowInbound | undefined>;
-  registry[CONTEXT_KEY] = follow(registry[CONTEXT_KEY]);
+  installed = follow(registry[CONTEXT_KEY]);
+  registry[CONTEXT_KEY] = installed;
+}
+
+/** The one shape of this entry's usage errors: the option, what it must be, what it got. */
+function usage(name: string, allowed: string, value: unknown): TypeError {
+  return new TypeError(
+    `axios-safe-retry: \`retryLayer({ ${name} })\` must be ${allowed}; got ${String(value)}.`,
+  );
 }
 
 function checkMs(name: string, value: unknown, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value >= min) || value === Infinity) {
-    throw new TypeError(
-      `axios-safe-retry: \`retryLayer({ ${name} })\` must be a number of milliseconds ≥ ${min}; got ${String(value)}.`,
-    );
+  if (value !== undefined && !(typeof value === 'number' && value >= min && value < Infinity)) {
+    throw usage(name, `a number of milliseconds >= ${min}`, value);
   }
   return value;
+}
+
+const OPTIONS = 'maxDeadlineMs, marginMs, trustInbound';
+
+function checkOptions(options: RetryLayerOptions): void {
+  if (Object(options) !== options) throw usage('...', 'an object', options);
+  for (const name of Object.keys(options)) {
+    if (!OPTIONS.split(', ').includes(name)) throw usage(name, `one of ${OPTIONS}`, 'unknown');
+  }
+  const { trustInbound } = options;
+  if (trustInbound !== undefined && typeof trustInbound !== 'function') {
+    throw usage('trustInbound', 'a function', trustInbound);
+  }
+}
+
+/**
+ * Marks the answer "don't retry" (`Stripe-Should-Retry: false`) when it is a 5xx and a call of
+ * the request gave up on overload: hooks this response's `writeHead`, which every answer goes
+ * through once (Node's implicit headers, `res.statusCode` then `res.end()` or `res.write()`, call
+ * it too), so streamed bodies cost nothing per chunk. An answer that says it itself is left alone.
+ */
+function markAnswer(res: ServerResponse, inbound: Inbound): void {
+  const writeHead = res.writeHead as (status: number, ...rest: unknown[]) => ServerResponse;
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    if (inbound.gaveUp && status >= 500 && !res.hasHeader(SHOULD_RETRY_HEADER)) {
+      res.setHeader(SHOULD_RETRY_HEADER, 'false');
+    }
+    return writeHead.call(res, status, ...rest);
+  }) as typeof res.writeHead;
 }
 
 /**
@@ -133,40 +195,41 @@ function checkMs(name: string, value: unknown, min: number): number | undefined 
  * axios client with `attachRetry` that makes a call while the request is handled: such a call
  * takes what is left of the inbound deadline, less `marginMs`, when it has no shorter deadline of
  * its own; it is aborted when the inbound caller goes; and its attempts carry `Retry-Attempt` and
- * `Request-Deadline-Ms`. Mount it before the routes (and after body parsers, which lose the
- * context). `retryLayer.errorHandler()` answers the caller "don't retry" when a call gave up on
- * overload.
+ * `Request-Deadline-Ms`. When such a call gives up on overload (`upstreamGaveUp`), the request's
+ * answer, if a 5xx, carries `Stripe-Should-Retry: false`, however the handler writes it. Mount it
+ * before the routes (and after body parsers, which lose the context). `retryLayer.errorHandler()`
+ * answers such a failure with a 503 of its own.
  */
 function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('axios-safe-retry: `retryLayer(options)` takes an object.');
-  }
-  for (const name of Object.keys(options)) {
-    if (name !== 'maxDeadlineMs' && name !== 'marginMs') {
-      throw new TypeError(
-        `axios-safe-retry: unknown option \`${name}\` of retryLayer; the options are maxDeadlineMs, marginMs.`,
-      );
-    }
-  }
+  checkOptions(options);
   const maxDeadlineMs = checkMs('maxDeadlineMs', options.maxDeadlineMs, 1) ?? 60_000;
   const marginMs = checkMs('marginMs', options.marginMs, 0) ?? 50;
+  const { trustInbound } = options;
   install();
   return (req, res, next) => {
     const controller = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
+    let headers: IncomingMessage['headers'] = {};
+    try {
+      // Untrusted (or a predicate that throws): read as if it carried none of the headers.
+      if (!trustInbound || trustInbound(req) === true) headers = req.headers;
+    } catch {}
     const inbound: Inbound = {
-      arrivedAt: performance.now(),
-      deadlineMs: inboundDeadlineMs(
-        headerOf(req, DEADLINE_HEADER),
-        headerOf(req, 'grpc-timeout'),
-        maxDeadlineMs,
-      ),
-      attempt: inboundAttempt(headerOf(req, ATTEMPT_HEADER)),
+      // (`undefined` plus a number: NaN.)
+      deadlineAt:
+        performance.now() +
+        (inboundDeadlineMs(
+          headerOf(headers, DEADLINE_HEADER),
+          headerOf(headers, 'grpc-timeout'),
+          maxDeadlineMs,
+        ) as number),
+      attempt: inboundAttempt(headerOf(headers, ATTEMPT_HEADER)),
       signal: controller.signal,
       marginMs,
     };
+    markAnswer(res, inbound);
     storage.run(inbound, () => next());
   };
 }
@@ -178,8 +241,7 @@ function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware
  */
 export function upstreamGaveUp(error: unknown): boolean {
   const inbound = storage.getStore();
-  const left = inbound && leftOf(inbound);
-  return gaveUpOnOverload(error, left !== undefined && left <= 2 * (inbound?.marginMs ?? 0));
+  return gaveUpOnOverload(error, !!inbound && spentOf(inbound));
 }
 
 /**
@@ -187,10 +249,9 @@ export function upstreamGaveUp(error: unknown): boolean {
  * honours (it stops with `upstream-gave-up`), and so do Stripe's own clients.
  */
 export function answerUpstreamGaveUp(res: ServerResponse): void {
-  res.statusCode = 503;
-  res.setHeader(SHOULD_RETRY_HEADER, 'false');
-  res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ error: 'upstream gave up' }));
+  res
+    .writeHead(503, { [SHOULD_RETRY_HEADER]: 'false', 'Content-Type': 'application/json' })
+    .end('{"error":"upstream gave up"}');
 }
 
 /**
@@ -208,9 +269,10 @@ function errorHandler(): RetryLayerErrorHandler {
 export function inboundRequest(): InboundRequest | undefined {
   const inbound = storage.getStore();
   if (!inbound) return undefined;
-  const left = leftOf(inbound);
   return {
-    deadlineLeftMs: left === undefined ? undefined : left - inbound.marginMs,
+    deadlineLeftMs: Number.isNaN(inbound.deadlineAt)
+      ? undefined
+      : leftOf(inbound) - inbound.marginMs,
     attempt: inbound.attempt,
     signal: inbound.signal,
   };

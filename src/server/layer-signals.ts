@@ -12,8 +12,10 @@ const GRPC_UNITS_MS: Readonly<Record<string, number>> = {
 
 /**
  * The inbound deadline, in milliseconds: our `Request-Deadline-Ms` (whole milliseconds), else
- * gRPC's `grpc-timeout` (up to 8 digits and a unit). A malformed value, or one below 1 ms, is
- * ignored (`undefined`); a longer one than `maxMs` is cut to `maxMs`.
+ * gRPC's `grpc-timeout` (up to 8 digits and a unit). A malformed value (a sign, a fraction, an
+ * exponent, two values, text) is ignored (`undefined`), as if the header were absent; a longer one
+ * than `maxMs` is cut to `maxMs`. `0` (or a `grpc-timeout` below 1 ms) is a deadline already
+ * spent: it is kept, and no call starts an attempt under it.
  */
 export function inboundDeadlineMs(
   deadlineHeader: string | undefined,
@@ -22,13 +24,13 @@ export function inboundDeadlineMs(
 ): number | undefined {
   let ms: number | undefined;
   if (deadlineHeader !== undefined) {
-    if (/^\d{1,16}$/.test(deadlineHeader.trim())) ms = Number(deadlineHeader);
+    // Any run of digits: one too long for a number is Infinity, cut to `maxMs` below.
+    if (/^\d+$/.test(deadlineHeader.trim())) ms = Number(deadlineHeader);
   } else if (grpcTimeout !== undefined) {
     const match = /^(\d{1,8})([HMSmun])$/.exec(grpcTimeout.trim());
     if (match) ms = Number(match[1]) * (GRPC_UNITS_MS[match[2] as string] as number);
   }
-  if (ms === undefined || !(ms >= 1)) return undefined;
-  return Math.min(ms, maxMs);
+  return ms === undefined ? undefined : Math.min(ms, maxMs);
 }
 
 /** The inbound attempt number (`Retry-Attempt`, from 1), if it carried a valid one. */
@@ -52,8 +54,9 @@ const OVERLOAD_STATUSES = new Set([429, 503]);
  * layer from above would only add load: it stopped on the budget, an open breaker, the gate's
  * `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that gave up itself (`upstream-gave-up`
  * on a 429 or 5xx), or used up its retries on 503, 429 or a refused connection. With
- * `deadlineSpent`, a call stopped by its deadline counts too: the inbound deadline it inherited is
- * all but gone, so the caller has no time to retry. Follows `cause` (an error wrapped by the
+ * `deadlineSpent`, a call stopped by its deadline, or canceled (a layer cancels a call that the
+ * inbound deadline leaves no time for), counts too: the inbound deadline is all but gone, so the
+ * caller has no time to retry. Follows `cause` (an error wrapped by the
  * handler) a few levels down.
  */
 export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean {
@@ -77,6 +80,7 @@ export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean
               (candidate.cause as CallError | undefined)?.code === 'ECONNREFUSED'))
         );
       case 'deadline':
+      case 'canceled':
         return deadlineSpent;
     }
     if (reason !== undefined) return false;
