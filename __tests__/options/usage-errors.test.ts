@@ -25,8 +25,8 @@ describe('retryInterceptor in the success slot: `use(retryInterceptor())`', () =
     expect(message).toMatch(
       /^axios-safe-retry: the retry interceptor got a response \(status 200\), not an error/,
     );
-    expect(message).toContain('`use(undefined, retryInterceptor(…))`');
-    expect(message).toContain('`attachRetry(instance, …)`');
+    expect(message).toContain('`use(undefined, retryInterceptor())`');
+    expect(message).toContain('`attachRetry(instance)`');
     expect((cause as { data?: unknown }).data).toBe('ok');
     expect(server.arrivals).toHaveLength(1);
   });
@@ -56,7 +56,7 @@ describe('attachRetry on an instance that already has it', () => {
     attachRetry(api, { retries: 1, baseDelayMs: 0 });
     expect(() => attachRetry(api, { retries: 4 })).toThrow(TypeError);
     expect(() => attachRetry(api, { retries: 4 })).toThrow(
-      /already attached to this axios instance: call the detach function the first attachRetry returned/,
+      /already attached to this instance: call the detach function `attachRetry` returned first/,
     );
     mock.onGet('/items').reply(503);
     const error = await api.get('/items').catch((e: unknown) => e);
@@ -98,7 +98,7 @@ describe('attachRetry without an instance', () => {
       const attach = attachRetry as (...args: unknown[]) => unknown;
       expect(() => attach(...args)).toThrow(TypeError);
       expect(() => attach(...args)).toThrow(
-        `axios-safe-retry: attachRetry expects an axios instance (from \`axios.create()\`) or the default \`axios\`; ${got}.`,
+        `axios-safe-retry: \`attachRetry\` takes an axios instance; ${got}.`,
       );
     },
   );

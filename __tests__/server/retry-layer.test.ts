@@ -192,7 +192,7 @@ describe('the propagated headers', () => {
 
   it('rejects a propagate that is not a boolean', () => {
     expect(() => attachRetry(axios.create(), { propagate: 'yes' as unknown as boolean })).toThrow(
-      '`propagate` must be true or false; got "yes"',
+      '`propagate` must be a boolean; got "yes"',
     );
   });
 });

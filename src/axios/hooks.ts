@@ -1,12 +1,13 @@
 import type { AxiosError } from 'axios';
 import type { RetryState } from '../contract/types';
-import { MS, type ResolvedOptions, ruled } from '../options/options';
+import { FINITE, type ResolvedOptions } from '../options/options';
+import { ruled } from '../options/rules';
 import { setLongTimeout } from '../runtime/long-timer';
 
 const verdict = (value: unknown) =>
   ruled(
     'shouldRetry()',
-    [(v) => v === undefined || typeof v === 'boolean', 'true, false or undefined'],
+    [(v) => v === undefined || v === !!v, 'a boolean or undefined'],
     value as boolean | undefined,
   );
 
@@ -45,6 +46,6 @@ export function retryDelayOf(
 ): ((delayMs: number) => number) | undefined {
   return (
     retryDelay &&
-    ((delayMs) => ruled('retryDelay()', MS, retryDelay({ retryCount, error, delayMs })))
+    ((delayMs) => ruled('retryDelay()', FINITE, retryDelay({ retryCount, error, delayMs })))
   );
 }

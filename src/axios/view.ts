@@ -2,7 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { originOf } from '../http/origin';
 import type { CircuitState } from '../load-control/circuit-breaker';
 import { type LoadControl, whereOf } from '../load-control/load-control';
-import { optionError } from '../options/options';
+import { optionError } from '../options/rules';
 import type { RetryBudget } from '../retry/budget';
 import { now as clockNow } from '../runtime/clock';
 
