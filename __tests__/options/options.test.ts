@@ -154,7 +154,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'an unknown key option',
       { idempotencyKey: { name: 'x' } },
-      /unknown option `idempotencyKey.name`; the options are header, methods, generate/,
+      /unknown option `idempotencyKey.name`; see the options table/,
     ],
     [
       'a budget ratio above 1',
@@ -200,7 +200,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'an unknown breaker option',
       { circuitBreaker: { threshold: 5 } },
-      /unknown option `circuitBreaker.threshold`; the options are failureRatio, minimumThroughput, windowMs, breakDurationMs, maxBreakDurationMs, onStateChange/,
+      /unknown option `circuitBreaker.threshold`; see the options table/,
     ],
     [
       'onStateChange not a function',
@@ -265,7 +265,24 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { retryBudget: null },
       /`retryBudget` must be false or an object; got null/,
     ],
-    ['a misspelt option', { retires: 3 }, /unknown option `retires`; the options are retries, /],
+    ['a misspelt option', { retires: 3 }, /unknown option `retires`: did you mean `retries`\?/],
+    ['a singular for a plural', { retry: 3 }, /unknown option `retry`: did you mean `retries`\?/],
+    [
+      'a name in the wrong case',
+      { MaxDelayMS: 5 },
+      /unknown option `MaxDelayMS`: did you mean `maxDelayMs`\?/,
+    ],
+    [
+      'a nested misspelling, by its full path',
+      { circuitBreaker: { breakDurationMS: 5, windowMS: 1 } },
+      /unknown option `circuitBreaker.breakDurationMS`: did you mean `circuitBreaker.breakDurationMs`\?\.$/,
+    ],
+    [
+      'a name near none',
+      { timeout: 1000 },
+      /^axios-safe-retry: unknown option `timeout`; see the options table\.$/,
+    ],
+    ['a short name is not all replaced', { ab: 1 }, /unknown option `ab`; see the options table/],
     ['options not an object', 3, /`options` must be an object; got 3/],
   ])('%s', (_label, options, message) => {
     expect(() => resolveClientOptions(options as RetryOptions)).toThrow(TypeError);
@@ -324,7 +341,7 @@ describe('resolveRequestOptions', () => {
     'refuses a per-request %s: it belongs to the client, and is not among the options listed',
     (name) => {
       expect(() => resolveRequestOptions(client, { [name]: false } as never)).toThrow(
-        new RegExp(`unknown option \`retry.${name}\`; the options are retries, .*retryDelay\\.$`),
+        new RegExp(`unknown option \`retry.${name}\`; see the options table\\.$`),
       );
     },
   );

@@ -47,6 +47,43 @@ export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
   return value;
 }
 
+/** The edit distance of two names (insertions, deletions, substitutions), case ignored. */
+function distance(a: string, b: string): number {
+  const row = [...Array(b.length + 1).keys()];
+  for (let i = 1; i <= a.length; i++) {
+    let corner = i - 1;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      row[j] = Math.min(
+        above + 1,
+        (row[j - 1] as number) + 1,
+        corner + +(a[i - 1]?.toLowerCase() !== b[j - 1]?.toLowerCase()),
+      );
+      corner = above;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/**
+ * The error for an unknown option: it suggests the nearest name within 3 edits, fewer than the
+ * name has letters, and a name whose rule takes the value given comes first (`retry: 3`:
+ * `retries`, not `onRetry`); with none near, it points to the options table.
+ */
+function unknownOption(path: string, name: string, value: unknown, schema: AnySchema): TypeError {
+  let nearest: string | undefined;
+  let best = Infinity;
+  for (const candidate in schema) {
+    const d = distance(name, candidate);
+    const score = d + ((schema[candidate] as Rule)[0](value) ? 0 : 4);
+    if (d < Math.min(4, name.length) && score < best) [nearest, best] = [candidate, score];
+  }
+  return optionError(
+    `unknown option \`${path}${name}\`${nearest ? `: did you mean \`${path}${nearest}\`?` : '; see the options table'}`,
+  );
+}
+
 /**
  * Checks each field of `given` against its rule in `schema`, naming a bad one by its full path
  * (`path` is e.g. `retry.` or `retryBudget.`; `options` names the whole when it is empty);
@@ -59,11 +96,7 @@ export function checked(given: unknown, schema: AnySchema, path: string): Record
     ruled(path.slice(0, -1) || 'options', [isObject, 'an object'], given) as object,
   )) {
     const field = schema[name];
-    if (!field) {
-      throw optionError(
-        `unknown option \`${path}${name}\`; the options are ${Object.keys(schema).join(', ')}`,
-      );
-    }
+    if (!field) throw unknownOption(path, name, value, schema);
     if (value !== undefined) set[name] = ruled(path + name, field as Rule, value);
   }
   return set;
