@@ -2,6 +2,7 @@ import type { AxiosError } from 'axios';
 import type { RetryState } from '../contract/types';
 import { FINITE, type ResolvedOptions } from '../options/options';
 import { ruled } from '../options/rules';
+import { now } from '../runtime/clock';
 import { setLongTimeout } from '../runtime/long-timer';
 
 const verdict = (value: unknown) =>
@@ -29,7 +30,7 @@ export function askShouldRetry(
     new Promise((resolve, reject) => {
       clear = setLongTimeout(
         resolve as () => void,
-        state.startedAt + (deadlineMs ?? Infinity) - Date.now(),
+        state.startedAt + (deadlineMs ?? Infinity) - now(),
       );
       Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
     })
