@@ -378,12 +378,12 @@ describe('retryLayer: answering "don\'t retry"', () => {
 
 describe('retryLayer options', () => {
   it.each<[unknown, string]>([
-    [{ maxDeadlineMs: 0 }, 'maxDeadlineMs'],
-    [{ maxDeadlineMs: Infinity }, 'maxDeadlineMs'],
-    [{ marginMs: -1 }, 'marginMs'],
-    [{ marginMs: '50' }, 'marginMs'],
-    [{ margin: 50 }, 'unknown option `margin`'],
-    ['fast', 'takes an object'],
+    [{ maxDeadlineMs: 0 }, '`retryLayer.maxDeadlineMs` must be a number in [1, ∞); got 0.'],
+    [{ maxDeadlineMs: Infinity }, '`retryLayer.maxDeadlineMs` must be a number in [1, ∞)'],
+    [{ marginMs: -1 }, '`retryLayer.marginMs` must be a number in [0, ∞); got -1.'],
+    [{ marginMs: '50' }, '`retryLayer.marginMs` must be a number in [0, ∞); got "50".'],
+    [{ margin: 50 }, 'unknown option `retryLayer.margin`'],
+    ['fast', '`retryLayer` must be an object; got "fast".'],
   ])('rejects %p', (given, message) => {
     expect(() => retryLayer(given as Parameters<typeof retryLayer>[0])).toThrow(message);
   });

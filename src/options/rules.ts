@@ -42,7 +42,11 @@ export const optionError = (message: string): TypeError =>
   new TypeError(`axios-safe-retry: ${message}.`);
 
 /** `value` if `rule` accepts it, else a TypeError that names it (`name()` for a hook's answer). */
-export function ruled<T>(name: string, [accepts, expected]: Rule, value: T): T {
+export function ruled<T>(
+  name: string,
+  [accepts, expected]: Rule | readonly [...Rule, unknown],
+  value: T,
+): T {
   if (!accepts(value)) throw optionError(`\`${name}\` must be ${expected}; got ${shown(value)}`);
   return value;
 }

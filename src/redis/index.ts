@@ -21,6 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LoadControlStore } from '../load-control/store';
+import { ruled } from '../options/rules';
 import { connectionOf, type RedisClient } from './client';
 import { startPresence } from './presence';
 import { boundedLink, RELEASE, UNANSWERED } from './scripts';
@@ -54,23 +55,32 @@ export interface RedisStore extends LoadControlStore {
   close(): Promise<void>;
 }
 
-const defaultOptions: Required<RedisStoreOptions> = {
-  prefix: 'axios-safe-retry',
-  stateTtlMs: 600_000,
-  timeoutMs: 50,
-};
+/** createRedisStore's options: their rules and defaults (the TSDoc above says the same, under test). */
+export const REDIS_SCHEMA = {
+  prefix: [
+    (v: unknown) => typeof v === 'string' && v !== '',
+    'a non-empty string',
+    'axios-safe-retry',
+  ],
+  stateTtlMs: [
+    (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1000,
+    'an integer in [1000, ∞)',
+    600_000,
+  ],
+  timeoutMs: [
+    (v: unknown) => typeof v === 'number' && v > 0 && v <= 60_000,
+    'a number in (0, 60000]',
+    50,
+  ],
+} as const;
 
-function validate(options: Required<RedisStoreOptions>): void {
-  if (typeof options.prefix !== 'string' || options.prefix === '') {
-    throw new TypeError('`prefix` must be a non-empty string');
+function settingsOf(options: RedisStoreOptions = {}): Required<RedisStoreOptions> {
+  const settings: Record<string, unknown> = {};
+  for (const [name, rule] of Object.entries(REDIS_SCHEMA)) {
+    const value = options[name as keyof RedisStoreOptions];
+    settings[name] = value === undefined ? rule[2] : ruled(name, rule, value);
   }
-  const { stateTtlMs, timeoutMs } = options;
-  if (!Number.isSafeInteger(stateTtlMs) || stateTtlMs < 1000) {
-    throw new TypeError(`\`stateTtlMs\` must be an integer of at least 1000, got ${stateTtlMs}`);
-  }
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= 60_000)) {
-    throw new TypeError(`\`timeoutMs\` must be a number in (0, 60000], got ${timeoutMs}`);
-  }
+  return settings as Required<RedisStoreOptions>;
 }
 
 /** A lease's TTL as Redis takes it: whole milliseconds, at least 1, at most the state's TTL. */
@@ -84,8 +94,7 @@ function leaseTtl(ttlMs: number, max: number): string {
  * restarting, every decision is made on the state known here, and sharing resumes when it is back.
  */
 export function createRedisStore(client: RedisClient, options?: RedisStoreOptions): RedisStore {
-  const settings = { ...defaultOptions, ...options };
-  validate(settings);
+  const settings = settingsOf(options);
   const connection = connectionOf(client);
   const { prefix, stateTtlMs } = settings;
   const id = randomBytes(9).toString('base64url');

@@ -15,21 +15,16 @@ type Performance = { now(): number } | undefined;
 /** A `Date` faked by @sinonjs/fake-timers (Jest's modern timers, vitest's) carries its clock. */
 type FakeDate = { clock?: { performance?: Performance } };
 
-let dateNow: unknown;
-let performanceNow: unknown = now;
+let performanceNow: unknown;
 let offset = 0;
-let followDate = false;
 
 export function now(): number {
   const performance = (globalThis as { performance?: Performance }).performance;
-  if (Date.now !== dateNow || performance?.now !== performanceNow) {
-    dateNow = Date.now;
-    const fake = (Date as FakeDate).clock;
-    followDate = !performance || (!!fake && performance.now !== fake.performance?.now);
-    if (performance && performance.now !== performanceNow) {
-      offset = Date.now() - performance.now();
-      performanceNow = performance.now;
-    }
+  const fake = (Date as FakeDate).clock;
+  if (!performance || (fake && performance.now !== fake.performance?.now)) return Date.now();
+  if (performance.now !== performanceNow) {
+    performanceNow = performance.now;
+    offset = Date.now() - performance.now();
   }
-  return followDate ? Date.now() : (performance as { now(): number }).now() + offset;
+  return performance.now() + offset;
 }

@@ -9,6 +9,7 @@ import {
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
+import { isObject, optionError, type Rule, ruled } from '../options/rules';
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 
 /**
@@ -117,15 +118,17 @@ function install(): void {
   registry[CONTEXT_KEY] = follow(registry[CONTEXT_KEY]);
 }
 
-function checkMs(name: string, value: unknown, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !(value >= min) || value === Infinity) {
-    throw new TypeError(
-      `axios-safe-retry: \`retryLayer({ ${name} })\` must be a number of milliseconds ≥ ${min}; got ${String(value)}.`,
-    );
-  }
-  return value;
-}
+/** A finite number of milliseconds ≥ `min`, checked by the rule of the client's options. */
+const msAtLeast = (min: number): Rule => [
+  (v) => typeof v === 'number' && v >= min && v < Infinity,
+  `a number in [${min}, ∞)`,
+];
+
+/** retryLayer's options: their rules and defaults (the TSDoc above says the same, under test). */
+export const LAYER_SCHEMA = {
+  maxDeadlineMs: [...msAtLeast(1), 60_000],
+  marginMs: [...msAtLeast(0), 50],
+} as const;
 
 /**
  * A connect-style middleware `(req, res, next)` that keeps the inbound request's context (its
@@ -138,18 +141,16 @@ function checkMs(name: string, value: unknown, min: number): number | undefined 
  * overload.
  */
 function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('axios-safe-retry: `retryLayer(options)` takes an object.');
+  const given = ruled('retryLayer', [isObject, 'an object'], options) as RetryLayerOptions;
+  for (const name in given) {
+    if (!(name in LAYER_SCHEMA)) throw optionError(`unknown option \`retryLayer.${name}\``);
   }
-  for (const name of Object.keys(options)) {
-    if (name !== 'maxDeadlineMs' && name !== 'marginMs') {
-      throw new TypeError(
-        `axios-safe-retry: unknown option \`${name}\` of retryLayer; the options are maxDeadlineMs, marginMs.`,
-      );
-    }
-  }
-  const maxDeadlineMs = checkMs('maxDeadlineMs', options.maxDeadlineMs, 1) ?? 60_000;
-  const marginMs = checkMs('marginMs', options.marginMs, 0) ?? 50;
+  const [maxDeadlineMs, marginMs] = (['maxDeadlineMs', 'marginMs'] as const).map((name) => {
+    const value = given[name];
+    return value === undefined
+      ? LAYER_SCHEMA[name][2]
+      : ruled(`retryLayer.${name}`, LAYER_SCHEMA[name], value);
+  }) as [number, number];
   install();
   return (req, res, next) => {
     const controller = new AbortController();
