@@ -13,8 +13,8 @@ import {
   REQUEST_SCHEMA,
 } from '../../src/options/options';
 import { type AnySchema, defaultsOf } from '../../src/options/rules';
-import { REDIS_SCHEMA } from '../../src/redis';
-import { LAYER_SCHEMA } from '../../src/server';
+import { REDIS_SCHEMA } from '../../src/redis/options';
+import { LAYER_SCHEMA } from '../../src/server/layer-options';
 
 // Issue 25, item 3: each option is declared once, in its schema (rule and default). The TSDoc
 // `@default` line of each field of the public options types is held to it here, as the README's

@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import type { LoadControlStore } from '../load-control/store';
 import { ruled } from '../options/rules';
 import { connectionOf, type RedisClient } from './client';
+import { REDIS_SCHEMA } from './options';
 import { startPresence } from './presence';
 import { boundedLink, RELEASE, UNANSWERED } from './scripts';
 import { scopeSync } from './sync';
@@ -54,25 +55,6 @@ export interface RedisStore extends LoadControlStore {
   /** Stops the heartbeat, leaves the clients' set and closes the subscriber connection. */
   close(): Promise<void>;
 }
-
-/** createRedisStore's options: their rules and defaults (the TSDoc above says the same, under test). */
-export const REDIS_SCHEMA = {
-  prefix: [
-    (v: unknown) => typeof v === 'string' && v !== '',
-    'a non-empty string',
-    'axios-safe-retry',
-  ],
-  stateTtlMs: [
-    (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1000,
-    'an integer in [1000, ∞)',
-    600_000,
-  ],
-  timeoutMs: [
-    (v: unknown) => typeof v === 'number' && v > 0 && v <= 60_000,
-    'a number in (0, 60000]',
-    50,
-  ],
-} as const;
 
 function settingsOf(options: RedisStoreOptions = {}): Required<RedisStoreOptions> {
   const settings: Record<string, unknown> = {};

@@ -9,7 +9,8 @@ import {
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
-import { isObject, optionError, type Rule, ruled } from '../options/rules';
+import { isObject, optionError, ruled } from '../options/rules';
+import { LAYER_SCHEMA } from './layer-options';
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 
 /**
@@ -117,18 +118,6 @@ function install(): void {
   const registry = globalThis as Record<symbol, FollowInbound | undefined>;
   registry[CONTEXT_KEY] = follow(registry[CONTEXT_KEY]);
 }
-
-/** A finite number of milliseconds ≥ `min`, checked by the rule of the client's options. */
-const msAtLeast = (min: number): Rule => [
-  (v) => typeof v === 'number' && v >= min && v < Infinity,
-  `a number in [${min}, ∞)`,
-];
-
-/** retryLayer's options: their rules and defaults (the TSDoc above says the same, under test). */
-export const LAYER_SCHEMA = {
-  maxDeadlineMs: [...msAtLeast(1), 60_000],
-  marginMs: [...msAtLeast(0), 50],
-} as const;
 
 /**
  * A connect-style middleware `(req, res, next)` that keeps the inbound request's context (its
