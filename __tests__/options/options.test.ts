@@ -125,7 +125,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'a 404 in statusCodes',
       { statusCodes: [404] },
-      /`statusCodes` must be an array of 408, 429 and 5xx; got \[404\]/,
+      /`statusCodes` must be an array of 408, 429, 5xx; got \[404\]/,
     ],
     ['statusCodes not an array', { statusCodes: 503 }, /`statusCodes` must be an array/],
     ['methods not strings', { methods: [1] }, /`methods` must be an array of method names/],

@@ -38,7 +38,7 @@ export interface LoadControlView {
 
 function of(instance: AxiosInstance) {
   const found = attached.get(instance);
-  if (!found) throw optionError('expected an axios instance with `attachRetry` applied');
+  if (!found) throw optionError('`attachRetry` was not applied to this instance');
   return found;
 }
 

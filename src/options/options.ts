@@ -60,7 +60,7 @@ export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   random: [...FUNCTION, (): number => Math.random()],
   statusCodes: [
     arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
-    'an array of 408, 429 and 5xx',
+    'an array of 408, 429, 5xx',
     Object.freeze([408, 429, 500, 502, 503, 504]),
   ],
   methods: [...METHODS, Object.freeze(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])],

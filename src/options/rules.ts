@@ -36,7 +36,9 @@ export const shown = (value: unknown): string =>
     ? 'a function'
     : typeof value === 'string' || Array.isArray(value)
       ? JSON.stringify(value)
-      : String(value);
+      : isObject(value)
+        ? 'an object'
+        : String(value);
 
 export const optionError = (message: string): TypeError =>
   new TypeError(`axios-safe-retry: ${message}.`);
@@ -53,19 +55,19 @@ export function ruled<T>(
 
 /** The edit distance of two names (insertions, deletions, substitutions), case ignored. */
 function distance(a: string, b: string): number {
-  const row = [...Array(b.length + 1).keys()];
-  for (let i = 1; i <= a.length; i++) {
-    let corner = i - 1;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(
-        above + 1,
-        (row[j - 1] as number) + 1,
-        corner + +(a[i - 1]?.toLowerCase() !== b[j - 1]?.toLowerCase()),
+  let row = [...Array(b.length + 1).keys()];
+  for (const x of a.toLowerCase()) {
+    const next = [(row[0] as number) + 1];
+    [...b.toLowerCase()].forEach((y, j) => {
+      next.push(
+        Math.min(
+          (row[j + 1] as number) + 1,
+          (next[j] as number) + 1,
+          (row[j] as number) + +(x !== y),
+        ),
       );
-      corner = above;
-    }
+    });
+    row = next;
   }
   return row[b.length] as number;
 }
@@ -76,16 +78,17 @@ function distance(a: string, b: string): number {
  * `retries`, not `onRetry`); with none near, it points to the options table.
  */
 function unknownOption(path: string, name: string, value: unknown, schema: AnySchema): TypeError {
-  let nearest: string | undefined;
+  let nearest = '; see the options table';
   let best = Infinity;
   for (const candidate in schema) {
     const d = distance(name, candidate);
     const score = d + ((schema[candidate] as Rule)[0](value) ? 0 : 4);
-    if (d < Math.min(4, name.length) && score < best) [nearest, best] = [candidate, score];
+    if (d < 4 && d < name.length && score < best) {
+      nearest = `: did you mean \`${path}${candidate}\`?`;
+      best = score;
+    }
   }
-  return optionError(
-    `unknown option \`${path}${name}\`${nearest ? `: did you mean \`${path}${nearest}\`?` : '; see the options table'}`,
-  );
+  return optionError(`unknown option \`${path}${name}\`${nearest}`);
 }
 
 /**

@@ -1,7 +1,7 @@
 // Misuses of the API that would otherwise fail silently or far from their cause: each becomes a
 // TypeError that says what was expected and how to write it.
 import type { AxiosInstance } from 'axios';
-import { optionError as usageError } from './rules';
+import { shown, optionError as usageError } from './rules';
 
 /**
  * The error for a value the response-error handler should never receive, or `undefined` for an
@@ -37,14 +37,12 @@ export function assertAttachable(instance: unknown): asserts instance is AxiosIn
     | { forEach?(visit: (handler: { rejected?: Record<symbol, unknown> }) => void): void }
     | undefined;
   if (!response) {
-    throw usageError(
-      `\`attachRetry\` takes an axios instance; got ${instance && typeof instance === 'object' ? 'an object without `interceptors`' : String(instance)}`,
-    );
+    throw usageError(`\`attachRetry\` takes an axios instance; got ${shown(instance)}`);
   }
   response.forEach?.(({ rejected }) => {
     if (rejected?.[ATTACHED]) {
       throw usageError(
-        'retries are already attached to this instance: call the detach function `attachRetry` returned first',
+        'retries are already attached to this instance: call the detach function first',
       );
     }
   });
