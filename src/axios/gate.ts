@@ -192,7 +192,11 @@ function pass(
   const startedAt = config.retryState?.startedAt ?? start;
   // Until `until`, or until `wake`; rejects if the call is canceled.
   const waitUntil = (until: number, wake: Interruption): Promise<void> =>
-    sleep(until - now(), cancellationOf(config), () => cancellationError(config), undefined, wake);
+    sleep(until - now(), {
+      cancel: cancellationOf(config),
+      canceled: () => cancellationError(config),
+      wake,
+    });
   const stop = (code: GateCode, at: number, scope = origin, reason = bound.reason): GateError =>
     gateError(config, code, scope, {
       reason,
