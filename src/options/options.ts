@@ -142,11 +142,12 @@ export type ResolvedOptions = Readonly<
 /** A client-level option group: `false`, or its defaults overridden by what was given. */
 function group<T extends object>(
   given: object | false | undefined,
-  defaults: T,
   schema: AnySchema,
   path: string,
 ): T | false {
-  return given === false ? false : { ...defaults, ...checked(given ?? {}, schema, path) };
+  return given === false
+    ? false
+    : { ...defaultsOf<T>(schema), ...checked(given ?? {}, schema, path) };
 }
 
 const upperCase = (methods: readonly string[]): string[] => methods.map((m) => m.toUpperCase());
@@ -198,19 +199,18 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     CLIENT_SCHEMA,
     '',
   ) as RetryOptions;
-  // The longest break follows a longer break given alone.
-  const breaker = group(
+  const checkedBreaker = group<CircuitBreakerSettings>(
     circuitBreaker,
-    {
-      ...DEFAULT_CIRCUIT_BREAKER,
-      maxBreakDurationMs: Math.max(
-        DEFAULT_CIRCUIT_BREAKER.maxBreakDurationMs,
-        (circuitBreaker || undefined)?.breakDurationMs ?? 0,
-      ),
-    },
     BREAKER_SCHEMA,
     'circuitBreaker.',
   );
+  const breaker = checkedBreaker && {
+    ...checkedBreaker,
+    // The longest break follows a longer break given alone.
+    maxBreakDurationMs:
+      (circuitBreaker || undefined)?.maxBreakDurationMs ??
+      Math.max(checkedBreaker.maxBreakDurationMs, checkedBreaker.breakDurationMs),
+  };
   if (breaker) {
     ruled(
       'circuitBreaker.maxBreakDurationMs',
@@ -221,9 +221,9 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
   return {
     given,
     options: resolve(given, ''),
-    budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_SCHEMA, 'retryBudget.'),
+    budget: group<RetryBudgetSettings>(retryBudget, BUDGET_SCHEMA, 'retryBudget.'),
     circuitBreaker: breaker,
-    pacing: group(pacing, DEFAULT_PACING, PACING_SCHEMA, 'pacing.'),
+    pacing: group<PacingSettings>(pacing, PACING_SCHEMA, 'pacing.'),
     store,
   };
 }

@@ -77,7 +77,11 @@ function distance(a: string, b: string): number {
  * name has letters, and a name whose rule takes the value given comes first (`retry: 3`:
  * `retries`, not `onRetry`); with none near, it points to the options table.
  */
-function unknownOption(path: string, name: string, value: unknown, schema: AnySchema): TypeError {
+function unknownOption(
+  path: string,
+  [name, value]: [string, unknown],
+  schema: AnySchema,
+): TypeError {
   let nearest = '; see the options table';
   let best = Infinity;
   for (const candidate in schema) {
@@ -99,11 +103,12 @@ function unknownOption(path: string, name: string, value: unknown, schema: AnySc
  */
 export function checked(given: unknown, schema: AnySchema, path: string): Record<string, unknown> {
   const set: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(
+  for (const entry of Object.entries(
     ruled(path.slice(0, -1) || 'options', [isObject, 'an object'], given) as object,
   )) {
+    const [name, value] = entry;
     const field = schema[name];
-    if (!field) throw unknownOption(path, name, value, schema);
+    if (!field) throw unknownOption(path, entry, schema);
     if (value !== undefined) set[name] = ruled(path + name, field as Rule, value);
   }
   return set;
