@@ -23,7 +23,7 @@ describe('retryInterceptor in the success slot: `use(retryInterceptor())`', () =
     expect(error).toBeInstanceOf(TypeError);
     const { message, cause } = error as TypeError;
     expect(message).toMatch(
-      /^axios-safe-retry: the retry interceptor got a response \(status 200\), not an error/,
+      /^axios-safe-retry: `retryInterceptor\(\)` got a 200 response, not an error: `use\(undefined/,
     );
     expect(message).toContain('`use(undefined, retryInterceptor())`');
     expect(message).toContain('`attachRetry(instance)`');
@@ -34,7 +34,7 @@ describe('retryInterceptor in the success slot: `use(retryInterceptor())`', () =
   it('names a value that is not an error, when an earlier interceptor unwrapped the response', async () => {
     const handler = retryInterceptor();
     await expect(handler({ items: [] } as unknown as Error)).rejects.toThrow(
-      /got a value of type object, not an error.*use\(undefined, retryInterceptor/,
+      /got an object, not an error.*use\(undefined, retryInterceptor/,
     );
     await expect(handler('text' as unknown as Error)).rejects.toBeInstanceOf(TypeError);
   });

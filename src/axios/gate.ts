@@ -149,7 +149,7 @@ function gateError(
   stop: GateStop,
 ): GateError {
   const error: GateError = new AxiosError(
-    `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past this call's deadline`}; it may accept again in ${stop.retryAfterMs} ms`,
+    `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past the deadline`}; it may accept again in ${stop.retryAfterMs} ms`,
     code,
     config,
   );

@@ -14,7 +14,7 @@ export function notAnErrorProblem(value: unknown): TypeError | undefined {
   }
   const status = (value as { status?: unknown } | null)?.status;
   const error = usageError(
-    `the retry interceptor got ${typeof status === 'number' ? `a response (status ${status})` : `a value of type ${typeof value}`}, not an error: write \`use(undefined, retryInterceptor())\` or \`attachRetry(instance)\``,
+    `\`retryInterceptor()\` got ${typeof status === 'number' ? `a ${status} response` : shown(value)}, not an error: \`use(undefined, retryInterceptor())\` or \`attachRetry(instance)\``,
   );
   Object.defineProperty(error, 'cause', { value, writable: true });
   return error;
