@@ -128,7 +128,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /`statusCodes` must be an array of 408, 429, 5xx; got \[404\]/,
     ],
     ['statusCodes not an array', { statusCodes: 503 }, /`statusCodes` must be an array/],
-    ['methods not strings', { methods: [1] }, /`methods` must be an array of method names/],
+    ['methods not strings', { methods: [1] }, /`methods` must be an array of methods/],
     ['shouldRetry not a function', { shouldRetry: true }, /`shouldRetry` must be a function/],
     [
       'negative maxRetryAfterMs',
@@ -239,7 +239,7 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { statusCodes: [503, 404] },
       /`statusCodes` must be an array of 408/,
     ],
-    ['an empty method name', { methods: [''] }, /`methods` must be an array of method names/],
+    ['an empty method name', { methods: [''] }, /`methods` must be an array of methods/],
     [
       'a key header that is not a string',
       { idempotencyKey: { header: 5 } },

@@ -56,7 +56,7 @@ describe('attachRetry on an instance that already has it', () => {
     attachRetry(api, { retries: 1, baseDelayMs: 0 });
     expect(() => attachRetry(api, { retries: 4 })).toThrow(TypeError);
     expect(() => attachRetry(api, { retries: 4 })).toThrow(
-      /already attached to this instance: call the detach function first/,
+      /already attached: call the detach function first/,
     );
     mock.onGet('/items').reply(503);
     const error = await api.get('/items').catch((e: unknown) => e);

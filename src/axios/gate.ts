@@ -25,8 +25,8 @@ import { clampTimeout } from './attempt-deadline';
  * any interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
  */
 
-const ORIGINAL = Symbol('axios-safe-retry: adapter');
-const STOP = Symbol('axios-safe-retry: stop');
+const ORIGINAL = Symbol('adapter');
+const STOP = Symbol('stop');
 
 /** Why the gate stopped a call, and when its scope is expected to accept again. */
 export interface GateStop {

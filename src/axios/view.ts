@@ -38,7 +38,7 @@ export interface LoadControlView {
 
 function of(instance: AxiosInstance) {
   const found = attached.get(instance);
-  if (!found) throw optionError('`attachRetry` was not applied to this instance');
+  if (!found) throw optionError('no `attachRetry` on this instance');
   return found;
 }
 

@@ -41,10 +41,7 @@ const arrayOf =
 /** A finite number ≥ 0 (milliseconds, a rate). */
 export const FINITE: Rule = range('[0, ∞)');
 const POSITIVE: Rule = range('(0, ∞)');
-const METHODS: Rule = [
-  arrayOf((m) => typeof m === 'string' && m !== ''),
-  'an array of method names',
-];
+const METHODS: Rule = [arrayOf((m) => typeof m === 'string' && m !== ''), 'an array of methods'];
 const FALSE_OR_OBJECT: Rule = [(v) => v === false || isObject(v), 'false or an object'];
 
 /** Options with no default: unset unless given. */
