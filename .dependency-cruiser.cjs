@@ -53,15 +53,16 @@ module.exports = {
       to: { path: [folder(['retry', 'load-control', 'axios', 'redis']), mainEntry] },
     },
     {
-      name: 'redis-imports-contract-and-runtime',
+      name: 'redis-imports-contract-runtime-options',
       comment:
         'src/redis/ (the Redis store) may import src/contract/ (the store interface and the ' +
-        'shared-state types it keeps) and src/runtime/ (the clock): it keeps state, it makes no ' +
-        'decision, so it needs none of the layers that do.',
+        'shared-state types it keeps), src/runtime/ (the clock) and src/options/ (the one form of ' +
+        'option rules and their errors): it keeps state, it makes no decision, so it needs none ' +
+        'of the layers that do.',
       severity: 'error',
       from: { path: '^src/redis/' },
       to: {
-        path: [folder(['http', 'options', 'retry', 'load-control', 'axios', 'server']), mainEntry],
+        path: [folder(['http', 'retry', 'load-control', 'axios', 'server']), mainEntry],
       },
     },
     {

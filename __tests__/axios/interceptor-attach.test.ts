@@ -20,10 +20,10 @@ describe('attachRetry', () => {
 
   it('fails at once on bad options, naming the option', () => {
     expect(() => attachRetry(axios.create(), { retries: -1 })).toThrow(
-      /`retries` must be a whole number ≥ 0/,
+      /`retries` must be an integer in \[0, ∞\]/,
     );
     expect(() => retryInterceptor({ retryBudget: { ratio: 2 } })).toThrow(
-      /`retryBudget.ratio` must be a number from 0 to 1/,
+      /`retryBudget.ratio` must be a number in \[0, 1\]/,
     );
   });
 });

@@ -1,4 +1,4 @@
-import type { AxiosError } from 'axios';
+import { AxiosError } from 'axios';
 import { failureIn } from '../helpers/failure';
 import { mockClient, settle } from '../helpers/mock-client';
 
@@ -31,19 +31,36 @@ async function openFor10s(options = {}) {
   return { ...made, openedAt: Date.now() };
 }
 
-it('a call without a deadline fails fast at an open breaker, with retryAfterMs until the break ends and a pointer to the README', async () => {
+it('a call without a deadline fails fast at an open breaker, with retryAfterMs until the break ends, naming the route whose breaker is open', async () => {
   const { client, mock, openedAt } = await openFor10s();
   await jest.advanceTimersByTimeAsync(1000);
   const error = failureIn(await settle(client.get('/items')));
   expect(error.code).toBe('ERR_CIRCUIT_OPEN');
   expect(error.config?.retryState?.stopReason).toBe('circuit-open');
-  expect(error.message).toContain('README.md#testing');
+  expect(error.message).toMatch(
+    /^axios-safe-retry: the circuit of http:\/\/api\.test\/items is open; it may accept again in \d+ ms$/,
+  );
+  expect(error.message).not.toContain('README');
   // The break (7.5 s with random 0.5) ends 6.5 s from now.
   expect(retryAfterOf(error)).toBeGreaterThan(0);
   expect(retryAfterOf(error)).toBeLessThanOrEqual(7500 - 1000);
   expect(retryAfterOf(error)).toBeGreaterThanOrEqual(7500 - 1000 - 50);
   expect(Date.now() - openedAt).toBe(1000);
   expect(mock.history.get).toHaveLength(0);
+});
+
+it("names the origin when the breaker that is open is the origin's (faults of the connection)", async () => {
+  const { client, mock } = mockClient({
+    retries: 0,
+    circuitBreaker: { minimumThroughput: 4, breakDurationMs: 10_000, maxBreakDurationMs: 10_000 },
+  });
+  mock
+    .onGet('/items')
+    .reply((config) => Promise.reject(new AxiosError('refused', 'ECONNREFUSED', config as never)));
+  for (let i = 0; i < 4; i++) await settle(client.get('/items'));
+  const error = failureIn(await settle(client.get('/other')));
+  expect(error.code).toBe('ERR_CIRCUIT_OPEN');
+  expect(error.message).toMatch(/^axios-safe-retry: the circuit of http:\/\/api\.test is open;/);
 });
 
 it('a call with a long deadline does not wait past maxRetryAfterMs: it fails at once, retry-after-too-long, with retryAfterMs', async () => {

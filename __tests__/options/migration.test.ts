@@ -79,9 +79,7 @@ describe('shouldRetry: a boolean, undefined, or a promise of either (ky awaits i
       mock.onGet('/items').reply(404);
       const { error } = await settle(client.get('/items'));
       expect(error).toBeInstanceOf(TypeError);
-      expect((error as Error).message).toMatch(
-        /`shouldRetry\(\)` must be true, false or undefined/,
-      );
+      expect((error as Error).message).toMatch(/`shouldRetry\(\)` must be a boolean or undefined/);
       expect(mock.history.get).toHaveLength(1);
     },
   );
@@ -285,9 +283,7 @@ describe('retryDelay: the delay function of ky (`retry.delay`), got (`calculateD
     mock.onGet('/items').reply(503);
     const { error } = await settle(client.get('/items'));
     expect(error).toBeInstanceOf(TypeError);
-    expect((error as Error).message).toMatch(
-      /`retryDelay\(\)` must be a number of milliseconds ≥ 0; got /,
-    );
+    expect((error as Error).message).toMatch(/`retryDelay\(\)` must be a number in \[0, ∞\); got /);
     expect(mock.history.get).toHaveLength(1);
   });
 
@@ -468,7 +464,7 @@ describe('deadlineMs: Infinity, and a partial circuitBreaker', () => {
       resolveClientOptions({
         circuitBreaker: { breakDurationMs: 60_000, maxBreakDurationMs: 1000 },
       }),
-    ).toThrow(/`circuitBreaker.maxBreakDurationMs` must be ≥/);
+    ).toThrow(/`circuitBreaker.maxBreakDurationMs` must be a number in \[/);
   });
 
   it('works through attachRetry with that breaker', () => {

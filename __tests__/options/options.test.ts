@@ -103,51 +103,43 @@ describe('resolveClientOptions: defaults', () => {
 
 describe('resolveClientOptions: bad options fail with the option name and the allowed range', () => {
   it.each<[string, unknown, RegExp]>([
-    [
-      'negative retries',
-      { retries: -1 },
-      /`retries` must be a whole number ≥ 0, or Infinity; got -1/,
-    ],
-    ['fractional retries', { retries: 1.5 }, /`retries` must be a whole number/],
-    ['retries as a string', { retries: '3' }, /`retries` must be a whole number.*got "3"/],
+    ['negative retries', { retries: -1 }, /`retries` must be an integer in \[0, ∞\]; got -1/],
+    ['fractional retries', { retries: 1.5 }, /`retries` must be an integer in \[0, ∞\]; got 1.5/],
+    ['retries as a string', { retries: '3' }, /`retries` must be an integer.*got "3"/],
     [
       'NaN baseDelayMs',
       { baseDelayMs: Number.NaN },
-      /`baseDelayMs` must be a number of milliseconds ≥ 0; got NaN/,
+      /`baseDelayMs` must be a number in \[0, ∞\); got NaN/,
     ],
     [
       'negative maxDelayMs',
       { maxDelayMs: -5 },
-      /`maxDelayMs` must be a number of milliseconds ≥ 0; got -5/,
+      /`maxDelayMs` must be a number in \[0, ∞\); got -5/,
     ],
     [
       'infinite maxDelayMs',
       { maxDelayMs: Infinity },
-      /`maxDelayMs` must be a number of milliseconds ≥ 0; got Infinity/,
+      /`maxDelayMs` must be a number in \[0, ∞\); got Infinity/,
     ],
     ['random not a function', { random: 0.5 }, /`random` must be a function; got 0.5/],
     [
       'a 404 in statusCodes',
       { statusCodes: [404] },
-      /`statusCodes` must be an array of 408, 429 and 5xx/,
+      /`statusCodes` must be an array of 408, 429, 5xx; got \[404\]/,
     ],
     ['statusCodes not an array', { statusCodes: 503 }, /`statusCodes` must be an array/],
-    ['methods not strings', { methods: [1] }, /`methods` must be an array of HTTP method names/],
+    ['methods not strings', { methods: [1] }, /`methods` must be an array of methods/],
     ['shouldRetry not a function', { shouldRetry: true }, /`shouldRetry` must be a function/],
     [
       'negative maxRetryAfterMs',
       { maxRetryAfterMs: -1 },
-      /`maxRetryAfterMs` must be a number of milliseconds ≥ 0, or Infinity/,
+      /`maxRetryAfterMs` must be a number in \[0, ∞\]; got -1/,
     ],
-    [
-      'zero deadlineMs',
-      { deadlineMs: 0 },
-      /`deadlineMs` must be a number of milliseconds > 0, or Infinity; got 0/,
-    ],
+    ['zero deadlineMs', { deadlineMs: 0 }, /`deadlineMs` must be a number in \(0, ∞\]; got 0/],
     [
       'idempotencyKey as a string',
       { idempotencyKey: 'yes' },
-      /`idempotencyKey` must be true, false or an object; got "yes"/,
+      /`idempotencyKey` must be a boolean or an object; got "yes"/,
     ],
     [
       'a bad key header name',
@@ -162,22 +154,22 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'an unknown key option',
       { idempotencyKey: { name: 'x' } },
-      /unknown option `idempotencyKey.name`; the options are header, methods, generate/,
+      /unknown option `idempotencyKey.name`; see the options table/,
     ],
     [
       'a budget ratio above 1',
       { retryBudget: { ratio: 1.5 } },
-      /`retryBudget.ratio` must be a number from 0 to 1; got 1.5/,
+      /`retryBudget.ratio` must be a number in \[0, 1\]; got 1.5/,
     ],
     [
       'a negative budget ratio',
       { retryBudget: { ratio: -0.1 } },
-      /`retryBudget.ratio` must be a number from 0 to 1/,
+      /`retryBudget.ratio` must be a number in \[0, 1\]; got -0.1/,
     ],
     [
       'a zero budget window',
       { retryBudget: { windowMs: 0 } },
-      /`retryBudget.windowMs` must be a number of milliseconds > 0/,
+      /`retryBudget.windowMs` must be a number in \(0, ∞\); got 0/,
     ],
     [
       'a budget of true',
@@ -188,27 +180,27 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'a failure ratio of 0',
       { circuitBreaker: { failureRatio: 0 } },
-      /`circuitBreaker.failureRatio` must be a number greater than 0, up to 1; got 0/,
+      /`circuitBreaker.failureRatio` must be a number in \(0, 1\]; got 0/,
     ],
     [
       'a fractional minimum throughput',
       { circuitBreaker: { minimumThroughput: 2.5 } },
-      /`circuitBreaker.minimumThroughput` must be a whole number ≥ 1; got 2.5/,
+      /`circuitBreaker.minimumThroughput` must be an integer in \[1, ∞\); got 2.5/,
     ],
     [
       'a zero break',
       { circuitBreaker: { breakDurationMs: 0 } },
-      /`circuitBreaker.breakDurationMs` must be a number of milliseconds > 0/,
+      /`circuitBreaker.breakDurationMs` must be a number in \(0, ∞\); got 0/,
     ],
     [
       'a longest break below the first',
       { circuitBreaker: { breakDurationMs: 5000, maxBreakDurationMs: 1000 } },
-      /`circuitBreaker.maxBreakDurationMs` must be ≥ `circuitBreaker.breakDurationMs` \(5000\); got 1000/,
+      /`circuitBreaker.maxBreakDurationMs` must be a number in \[5000, ∞\); got 1000/,
     ],
     [
       'an unknown breaker option',
       { circuitBreaker: { threshold: 5 } },
-      /unknown option `circuitBreaker.threshold`; the options are failureRatio, minimumThroughput, windowMs, breakDurationMs, maxBreakDurationMs, onStateChange/,
+      /unknown option `circuitBreaker.threshold`; see the options table/,
     ],
     [
       'onStateChange not a function',
@@ -218,36 +210,36 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'a zero minimum rate',
       { pacing: { minRatePerSecond: 0 } },
-      /`pacing.minRatePerSecond` must be a number of requests per second > 0; got 0/,
+      /`pacing.minRatePerSecond` must be a number in \(0, ∞\); got 0/,
     ],
     [
       'a negative growth',
       { pacing: { growthPerSecond: -1 } },
-      /`pacing.growthPerSecond` must be a number ≥ 0; got -1/,
+      /`pacing.growthPerSecond` must be a number in \[0, ∞\); got -1/,
     ],
     ['pacing of true', { pacing: true }, /`pacing` must be false or an object; got true/],
     ['onRetry not a function', { onRetry: 'log' }, /`onRetry` must be a function/],
     [
       'a function where a number belongs',
       { retries: () => 3 },
-      /`retries` must be a whole number.*got a function/,
+      /`retries` must be an integer.*got a function/,
     ],
     [
       'baseDelayMs as a string',
       { baseDelayMs: '100' },
-      /`baseDelayMs` must be a number of milliseconds ≥ 0; got "100"/,
+      /`baseDelayMs` must be a number in \[0, ∞\); got "100"/,
     ],
     [
       'a NaN deadlineMs',
       { deadlineMs: Number.NaN },
-      /`deadlineMs` must be a number of milliseconds > 0, or Infinity; got NaN/,
+      /`deadlineMs` must be a number in \(0, ∞\]; got NaN/,
     ],
     [
       'a 404 among good statuses',
       { statusCodes: [503, 404] },
       /`statusCodes` must be an array of 408/,
     ],
-    ['an empty method name', { methods: [''] }, /`methods` must be an array of HTTP method names/],
+    ['an empty method name', { methods: [''] }, /`methods` must be an array of methods/],
     [
       'a key header that is not a string',
       { idempotencyKey: { header: 5 } },
@@ -256,24 +248,41 @@ describe('resolveClientOptions: bad options fail with the option name and the al
     [
       'a negative minRetriesPerSecond',
       { retryBudget: { minRetriesPerSecond: -1 } },
-      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+      /`retryBudget.minRetriesPerSecond` must be a number in \[0, ∞\)/,
     ],
     [
       'an infinite minRetriesPerSecond',
       { retryBudget: { minRetriesPerSecond: Infinity } },
-      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+      /`retryBudget.minRetriesPerSecond` must be a number in \[0, ∞\)/,
     ],
     [
       'minRetriesPerSecond as a string',
       { retryBudget: { minRetriesPerSecond: '5' } },
-      /`retryBudget.minRetriesPerSecond` must be a number ≥ 0/,
+      /`retryBudget.minRetriesPerSecond` must be a number in \[0, ∞\)/,
     ],
     [
       'a budget of null',
       { retryBudget: null },
       /`retryBudget` must be false or an object; got null/,
     ],
-    ['a misspelt option', { retires: 3 }, /unknown option `retires`; the options are retries, /],
+    ['a misspelt option', { retires: 3 }, /unknown option `retires`: did you mean `retries`\?/],
+    ['a singular for a plural', { retry: 3 }, /unknown option `retry`: did you mean `retries`\?/],
+    [
+      'a name in the wrong case',
+      { MaxDelayMS: 5 },
+      /unknown option `MaxDelayMS`: did you mean `maxDelayMs`\?/,
+    ],
+    [
+      'a nested misspelling, by its full path',
+      { circuitBreaker: { breakDurationMS: 5, windowMS: 1 } },
+      /unknown option `circuitBreaker.breakDurationMS`: did you mean `circuitBreaker.breakDurationMs`\?\.$/,
+    ],
+    [
+      'a name near none',
+      { timeout: 1000 },
+      /^axios-safe-retry: unknown option `timeout`; see the options table\.$/,
+    ],
+    ['a short name is not all replaced', { ab: 1 }, /unknown option `ab`; see the options table/],
     ['options not an object', 3, /`options` must be an object; got 3/],
   ])('%s', (_label, options, message) => {
     expect(() => resolveClientOptions(options as RetryOptions)).toThrow(TypeError);
@@ -315,7 +324,7 @@ describe('resolveRequestOptions', () => {
 
   it('names a bad field with its retry. prefix', () => {
     expect(() => resolveRequestOptions(client, { retries: -2 })).toThrow(
-      /`retry.retries` must be a whole number ≥ 0/,
+      /`retry.retries` must be an integer in \[0, ∞\]/,
     );
     expect(() => resolveRequestOptions(client, 'often' as never)).toThrow(
       /`retry` must be an object/,
@@ -332,7 +341,7 @@ describe('resolveRequestOptions', () => {
     'refuses a per-request %s: it belongs to the client, and is not among the options listed',
     (name) => {
       expect(() => resolveRequestOptions(client, { [name]: false } as never)).toThrow(
-        new RegExp(`unknown option \`retry.${name}\`; the options are retries, .*retryDelay\\.$`),
+        new RegExp(`unknown option \`retry.${name}\`; see the options table\\.$`),
       );
     },
   );

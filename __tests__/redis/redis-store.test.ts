@@ -243,9 +243,15 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
   });
 
   test('options are checked, and a client of neither library is refused', () => {
-    expect(() => createRedisStore({} as never)).toThrow(/ioredis client .* or a node-redis/);
-    expect(() => createRedisStore(admin.client, { prefix: '' })).toThrow(/`prefix`/);
-    expect(() => createRedisStore(admin.client, { timeoutMs: 0 })).toThrow(/`timeoutMs`/);
-    expect(() => createRedisStore(admin.client, { stateTtlMs: 10 })).toThrow(/`stateTtlMs`/);
+    expect(() => createRedisStore({} as never)).toThrow(/takes an ioredis or node-redis client/);
+    expect(() => createRedisStore(admin.client, { prefix: '' })).toThrow(
+      /`prefix` must be a non-empty string; got ""/,
+    );
+    expect(() => createRedisStore(admin.client, { timeoutMs: 0 })).toThrow(
+      /`timeoutMs` must be a number in \(0, 60000\]; got 0/,
+    );
+    expect(() => createRedisStore(admin.client, { stateTtlMs: 10 })).toThrow(
+      /`stateTtlMs` must be an integer in \[1000, ∞\); got 10/,
+    );
   });
 });

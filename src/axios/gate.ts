@@ -25,8 +25,8 @@ import { clampTimeout } from './attempt-deadline';
  * any interceptor reshapes it, and waits after the request interceptors (a refreshed token) ran.
  */
 
-const ORIGINAL = Symbol('axios-safe-retry: adapter');
-const STOP = Symbol('axios-safe-retry: stop');
+const ORIGINAL = Symbol('adapter');
+const STOP = Symbol('stop');
 
 /** Why the gate stopped a call, and when its scope is expected to accept again. */
 export interface GateStop {
@@ -141,18 +141,15 @@ function boundOf(
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
 
+/** The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that stopped it. */
 function gateError(
   config: InternalAxiosRequestConfig,
   code: GateCode,
-  origin: string,
+  scope: string,
   stop: GateStop,
 ): GateError {
-  const what =
-    code === ERR_CIRCUIT_OPEN
-      ? `the circuit of ${origin} is open (README.md#testing says how to turn it off in tests)`
-      : `${origin} is paced past the latest this call can wait`;
   const error: GateError = new AxiosError(
-    `axios-safe-retry: ${what}; it is expected to accept again in ${stop.retryAfterMs} ms`,
+    `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past the deadline`}; it may accept again in ${stop.retryAfterMs} ms`,
     code,
     config,
   );
@@ -195,9 +192,13 @@ function pass(
   const startedAt = config.retryState?.startedAt ?? start;
   // Until `until`, or until `wake`; rejects if the call is canceled.
   const waitUntil = (until: number, wake: Interruption): Promise<void> =>
-    sleep(until - now(), cancellationOf(config), () => cancellationError(config), undefined, wake);
-  const stop = (code: GateCode, at: number, reason = bound.reason): GateError =>
-    gateError(config, code, origin, {
+    sleep(until - now(), {
+      cancel: cancellationOf(config),
+      canceled: () => cancellationError(config),
+      wake,
+    });
+  const stop = (code: GateCode, at: number, scope = origin, reason = bound.reason): GateError =>
+    gateError(config, code, scope, {
       reason,
       retryAfterMs: Math.max(0, Math.ceil(at - now())),
     });
@@ -223,9 +224,10 @@ function pass(
       // its bound, woken when the breaker changes (a probe in flight may close it any moment:
       // it is expected back within the origin's usual latency).
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      if (!bound.waitsForBreaker) throw stop(ERR_CIRCUIT_OPEN, expected, 'circuit-open');
+      if (!bound.waitsForBreaker)
+        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, 'circuit-open');
       if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
-        throw stop(ERR_CIRCUIT_OPEN, expected);
+        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
       }
       await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
     }

@@ -1,12 +1,14 @@
 import type { AxiosError } from 'axios';
 import type { RetryState } from '../contract/types';
-import { MS, type ResolvedOptions, ruled } from '../options/options';
+import { FINITE, type ResolvedOptions } from '../options/options';
+import { ruled } from '../options/rules';
+import { now } from '../runtime/clock';
 import { setLongTimeout } from '../runtime/long-timer';
 
 const verdict = (value: unknown) =>
   ruled(
     'shouldRetry()',
-    [(v) => v === undefined || typeof v === 'boolean', 'true, false or undefined'],
+    [(v) => v === undefined || v === !!v, 'a boolean or undefined'],
     value as boolean | undefined,
   );
 
@@ -28,7 +30,7 @@ export function askShouldRetry(
     new Promise((resolve, reject) => {
       clear = setLongTimeout(
         resolve as () => void,
-        state.startedAt + (deadlineMs ?? Infinity) - Date.now(),
+        state.startedAt + (deadlineMs ?? Infinity) - now(),
       );
       Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
     })
@@ -45,6 +47,6 @@ export function retryDelayOf(
 ): ((delayMs: number) => number) | undefined {
   return (
     retryDelay &&
-    ((delayMs) => ruled('retryDelay()', MS, retryDelay({ retryCount, error, delayMs })))
+    ((delayMs) => ruled('retryDelay()', FINITE, retryDelay({ retryCount, error, delayMs })))
   );
 }

@@ -1,5 +1,6 @@
 import type { ResolvedOptions } from '../options/options';
-import { DEFAULT_IDEMPOTENCY_KEY, ruled } from '../options/options';
+import { DEFAULT_IDEMPOTENCY_KEY } from '../options/options';
+import { ruled } from '../options/rules';
 
 /** axios's headers (which have `set`) or a plain object. */
 interface Headers {

@@ -266,16 +266,15 @@ function pause(
 ): Promise<void> {
   const { config } = failure;
   releaseResponse(failure);
-  return sleep(
-    delayMs,
-    cancellationOf(config),
-    () => stopped(cancellationError(config), config, state, 'canceled'),
-    () => {
+  return sleep(delayMs, {
+    cancel: cancellationOf(config),
+    canceled: () => stopped(cancellationError(config), config, state, 'canceled'),
+    onSet: () => {
       const event = Object.freeze({ retryCount, delayMs, error: failure, config });
       publish('retry', () => event);
       return options.onRetry?.(event);
     },
-  );
+  });
 }
 
 /**

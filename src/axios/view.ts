@@ -2,7 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { originOf } from '../http/origin';
 import type { CircuitState } from '../load-control/circuit-breaker';
 import { type LoadControl, whereOf } from '../load-control/load-control';
-import { optionError } from '../options/options';
+import { optionError } from '../options/rules';
 import type { RetryBudget } from '../retry/budget';
 import { now as clockNow } from '../runtime/clock';
 
@@ -23,7 +23,7 @@ export interface ScopeView {
   readonly ratePerSecond: number | undefined;
   /** How long a spent quota still holds the scope (0: no hold). */
   readonly holdMs: number;
-  /** When the hold ends, as a `Date.now()` time (`undefined`: no hold). */
+  /** When the hold ends, on the clock of `retryState.startedAt` (`undefined`: no hold). */
   readonly holdUntil: number | undefined;
   readonly inFlight: number;
   /** Calls waiting for the breaker or for a pacing slot. */
@@ -38,7 +38,7 @@ export interface LoadControlView {
 
 function of(instance: AxiosInstance) {
   const found = attached.get(instance);
-  if (!found) throw optionError('expected an axios instance with `attachRetry` applied');
+  if (!found) throw optionError('no `attachRetry` on this instance');
   return found;
 }
 
@@ -48,8 +48,9 @@ function of(instance: AxiosInstance) {
  */
 export function loadControlOf(instance: AxiosInstance): LoadControlView {
   const { control, budget } = of(instance);
-  const now = clockNow();
-  const wall = Date.now();
+  const local = clockNow();
+  // The scopes' times are on the store's clock.
+  const now = control?.now() ?? local;
   const scopes = [...(control?.scopes() ?? [])].map((scope) => {
     const holdMs = Math.max(0, scope.pacer.holdUntil - now);
     return Object.freeze({
@@ -57,12 +58,12 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
       breaker: scope.breaker?.state,
       ratePerSecond: scope.pacer.rate(now),
       holdMs,
-      holdUntil: holdMs ? wall + holdMs : undefined,
+      holdUntil: holdMs ? local + holdMs : undefined,
       inFlight: scope.inFlight,
       waiting: scope.waiters.size + scope.slotWaiters.size,
     });
   });
-  return Object.freeze({ retryBudget: budget?.remaining(now), scopes: Object.freeze(scopes) });
+  return Object.freeze({ retryBudget: budget?.remaining(local), scopes: Object.freeze(scopes) });
 }
 
 /**

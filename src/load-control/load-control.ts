@@ -1,7 +1,6 @@
 import type { LoadControlStore } from '../contract/store';
 import type { RateLimit } from '../http/rate-limit-headers';
 import { DEFAULT_PACING } from '../options/options';
-import { now as clockNow } from '../runtime/clock';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import type { AttemptResult } from './outcome-window';
 import type { PacingSettings } from './pacer';
@@ -16,7 +15,7 @@ import {
   type ScopeSettings,
 } from './scope';
 import { createScopeCache, type ScopeCache } from './scope-cache';
-import { memoryStore } from './store';
+import { memoryStore, storeNow } from './store';
 import { throttleSignal } from './throttle-signal';
 
 export type { Pass, Scope } from './scope';
@@ -84,6 +83,12 @@ export interface LoadControl {
   isolate(origin: string): (() => void) | undefined;
   /** Stops hearing the store: a store outlives the clients it serves (detached ones included). */
   close(): void;
+  /**
+   * Now on the store's clock, the one clock of load control: the times of its scopes (holds,
+   * breaks) are on it. Its methods take times on this process's clock (`clock.ts`) and read
+   * them on the store's.
+   */
+  now(): number;
 }
 
 /** The scopes of one client, and what it knows of their settings. */
@@ -260,20 +265,26 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     store,
   };
   const c: Control = {
-    scopes: createScopeCache<Scope>(MAX_SCOPES, isBusy),
+    scopes: createScopeCache<Scope>(MAX_SCOPES, (scope) => isBusy(scope, storeNow(store))),
     settings: scopeSettings,
     pacing: !!settings.pacing,
   };
   const close = store.watch((key, latest) => {
     const scope = c.scopes.get(key);
-    if (scope) adopt(scope, latest, clockNow() + store.clockOffset());
+    if (scope) adopt(scope, latest, storeNow(store));
   });
-  return { ...createLoadControlApi(c, store), close };
+  return { ...createLoadControlApi(c, store), close, now: () => storeNow(store) };
 }
 
 /** The load control of `c`: times given on this client's clock are read on the store's. */
-function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadControl, 'close'> {
+function createLoadControlApi(
+  c: Control,
+  store: LoadControlStore,
+): Omit<LoadControl, 'close' | 'now'> {
   const { scopes } = c;
+  // An ending's `sentAt` is on this process's clock too.
+  const onStore = (ending: Ending, offset: number): Ending =>
+    offset ? { ...ending, sentAt: ending.sentAt + offset } : ending;
   return {
     admit(origin, route, now, latest) {
       const offset = store.clockOffset();
@@ -282,7 +293,10 @@ function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadCon
       if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - offset };
       return { ...verdict, at: verdict.at - offset };
     },
-    settle: (pass, now, ending) => settle(c, pass, now + store.clockOffset(), ending),
+    settle(pass, now, ending) {
+      const offset = store.clockOffset();
+      settle(c, pass, now + offset, onStore(ending, offset));
+    },
     isStillAdmitted({ origin, route, probes = [], cuts }) {
       return (
         (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
@@ -295,7 +309,8 @@ function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadCon
       const [o, r] = scopesOf(c, origin, route);
       o.inFlight++;
       r.inFlight++;
-      settle(c, { origin: o, route: r }, now + store.clockOffset(), ending);
+      const offset = store.clockOffset();
+      settle(c, { origin: o, route: r }, now + offset, onStore(ending, offset));
     },
     subscribe: (scope, startedAt, wake, forSlot = false) =>
       (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
@@ -320,10 +335,10 @@ function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadCon
     isolate(origin) {
       const { breaker, waiters } = originScope(c, origin);
       if (!breaker) return;
-      breaker.isolate(clockNow());
+      breaker.isolate(storeNow(store));
       let held = true;
       return () => {
-        if (held) breaker.release(clockNow());
+        if (held) breaker.release(storeNow(store));
         held = false;
         waiters.wakeAll();
       };

@@ -1,5 +1,4 @@
 import type { LoadControlStore, SharedScope } from '../contract/store';
-import { now as clockNow } from '../runtime/clock';
 import { publish } from '../runtime/metrics';
 import {
   type CircuitBreaker,
@@ -9,6 +8,7 @@ import {
 } from './circuit-breaker';
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
+import { storeNow } from './store';
 import { createWaitQueue, type WaitQueue } from './wait-queue';
 
 /**
@@ -144,7 +144,7 @@ export function newScope(
     );
   }
   const latest = store.latest(name);
-  if (latest) adopt(scope, latest, clockNow() + store.clockOffset());
+  if (latest) adopt(scope, latest, storeNow(store));
   return scope;
 }
 
@@ -165,10 +165,10 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
 }
 
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
-export const isBusy = (scope: Scope): boolean =>
+export const isBusy = (scope: Scope, now: number): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.size > 0 ||
   scope.slotWaiters.size > 0 ||
   scope.pacer.paced ||
-  scope.pacer.holdUntil > clockNow() ||
+  scope.pacer.holdUntil > now ||
   (scope.breaker !== undefined && scope.breaker.state !== 'closed');

@@ -1,7 +1,7 @@
 // Misuses of the API that would otherwise fail silently or far from their cause: each becomes a
 // TypeError that says what was expected and how to write it.
 import type { AxiosInstance } from 'axios';
-import { optionError as usageError } from './options';
+import { shown, optionError as usageError } from './rules';
 
 /**
  * The error for a value the response-error handler should never receive, or `undefined` for an
@@ -14,8 +14,7 @@ export function notAnErrorProblem(value: unknown): TypeError | undefined {
   }
   const status = (value as { status?: unknown } | null)?.status;
   const error = usageError(
-    `the retry interceptor got ${typeof status === 'number' ? `a response (status ${status})` : `a value of type ${typeof value}`}, not an error, in the success slot: ` +
-      'write `use(undefined, retryInterceptor(…))`, or `attachRetry(instance, …)`',
+    `\`retryInterceptor()\` got ${typeof status === 'number' ? `a ${status} response` : shown(value)}, not an error: \`use(undefined, retryInterceptor())\` or \`attachRetry(instance)\``,
   );
   Object.defineProperty(error, 'cause', { value, writable: true });
   return error;
@@ -38,15 +37,11 @@ export function assertAttachable(instance: unknown): asserts instance is AxiosIn
     | { forEach?(visit: (handler: { rejected?: Record<symbol, unknown> }) => void): void }
     | undefined;
   if (!response) {
-    throw usageError(
-      `attachRetry expects an axios instance (from \`axios.create()\`) or the default \`axios\`; got ${instance && typeof instance === 'object' ? 'an object without `interceptors`' : String(instance)}`,
-    );
+    throw usageError(`\`attachRetry\` takes an axios instance; got ${shown(instance)}`);
   }
   response.forEach?.(({ rejected }) => {
     if (rejected?.[ATTACHED]) {
-      throw usageError(
-        'retries are already attached to this axios instance: call the detach function the first attachRetry returned, then attach again',
-      );
+      throw usageError('retries are already attached: call the detach function first');
     }
   });
 }

@@ -3,6 +3,7 @@
  * both are optional peer dependencies), behind one small connection: send a command, say whether
  * the link is up, subscribe on a connection of its own.
  */
+import { optionError } from '../options/rules';
 
 /** The part of an ioredis client (`new Redis(…)`, ioredis 5+) the store uses. */
 export interface IoRedisClient {
@@ -110,8 +111,5 @@ export function connectionOf(client: unknown): Connection {
     if (isIoRedis(client)) return ioRedis(client);
     if (isNodeRedis(client)) return nodeRedis(client);
   }
-  throw new TypeError(
-    '`client` of createRedisStore must be an ioredis client (`new Redis(url)`) or a node-redis ' +
-      'client (`await createClient({ url }).connect()`)',
-  );
+  throw optionError('`createRedisStore` takes an ioredis or node-redis client');
 }

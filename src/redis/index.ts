@@ -21,7 +21,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LoadControlStore } from '../contract/store';
+import { ruled } from '../options/rules';
 import { connectionOf, type RedisClient } from './client';
+import { REDIS_SCHEMA } from './options';
 import { startPresence } from './presence';
 import { boundedLink, RELEASE, UNANSWERED } from './scripts';
 import { scopeSync } from './sync';
@@ -54,23 +56,13 @@ export interface RedisStore extends LoadControlStore {
   close(): Promise<void>;
 }
 
-const defaultOptions: Required<RedisStoreOptions> = {
-  prefix: 'axios-safe-retry',
-  stateTtlMs: 600_000,
-  timeoutMs: 50,
-};
-
-function validate(options: Required<RedisStoreOptions>): void {
-  if (typeof options.prefix !== 'string' || options.prefix === '') {
-    throw new TypeError('`prefix` must be a non-empty string');
+function settingsOf(options: RedisStoreOptions = {}): Required<RedisStoreOptions> {
+  const settings: Record<string, unknown> = {};
+  for (const [name, rule] of Object.entries(REDIS_SCHEMA)) {
+    const value = options[name as keyof RedisStoreOptions];
+    settings[name] = value === undefined ? rule[2] : ruled(name, rule, value);
   }
-  const { stateTtlMs, timeoutMs } = options;
-  if (!Number.isSafeInteger(stateTtlMs) || stateTtlMs < 1000) {
-    throw new TypeError(`\`stateTtlMs\` must be an integer of at least 1000, got ${stateTtlMs}`);
-  }
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= 60_000)) {
-    throw new TypeError(`\`timeoutMs\` must be a number in (0, 60000], got ${timeoutMs}`);
-  }
+  return settings as Required<RedisStoreOptions>;
 }
 
 /** A lease's TTL as Redis takes it: whole milliseconds, at least 1, at most the state's TTL. */
@@ -84,8 +76,7 @@ function leaseTtl(ttlMs: number, max: number): string {
  * restarting, every decision is made on the state known here, and sharing resumes when it is back.
  */
 export function createRedisStore(client: RedisClient, options?: RedisStoreOptions): RedisStore {
-  const settings = { ...defaultOptions, ...options };
-  validate(settings);
+  const settings = settingsOf(options);
   const connection = connectionOf(client);
   const { prefix, stateTtlMs } = settings;
   const id = randomBytes(9).toString('base64url');

@@ -8,30 +8,35 @@ export interface Interruption {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
+/** How a wait may end early, and what runs once its timer is set. */
+export interface SleepOptions {
+  /** Rejects the wait with `canceled()` as soon as it fires (a cancellation). */
+  readonly cancel?: Interruption | undefined;
+  readonly canceled: () => unknown;
+  /** Runs once the timer is set; a promise it returns is waited for as well. */
+  readonly onSet?: () => unknown;
+  /** Ends the wait as if its time had come. */
+  readonly wake?: Interruption;
+}
+
 /**
  * The one wait of the package: resolves after `ms`, or earlier when `wake` fires, and rejects
- * with `interruptedError()` as soon as `interruption` fires (a cancellation). Either way the timer
+ * with `canceled()` as soon as `cancel` fires (a cancellation). Either way the timer
  * and every listener are gone when it settles, so nothing keeps a process alive. A delay longer
  * than a runtime timer holds is waited in full (chained timers), never cut short.
  *
- * `onScheduled` runs once the timer is set, so that a test's fake clock can already advance it.
+ * `onSet` runs once the timer is set, so that a test's fake clock can already advance it.
  * What it throws rejects the wait at once; a promise it returns is waited for as well, and its
  * rejection rejects the wait the same way.
  */
-export function sleep(
-  ms: number,
-  interruption: Interruption | undefined,
-  interruptedError: () => unknown,
-  onScheduled?: () => unknown,
-  wake?: Interruption,
-): Promise<void> {
+export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const unsubscribes: Array<() => void> = [];
     const release = (): void => {
       clear();
       for (const unsubscribe of unsubscribes) unsubscribe();
     };
-    // The time being up (or a wake) and onScheduled's outcome: the wait resolves once both are done.
+    // The time being up (or a wake) and onSet's outcome: the wait resolves once both are done.
     let pending = 2;
     const done = (): void => {
       if (--pending > 0) return;
@@ -53,9 +58,9 @@ export function sleep(
     // A wake ends the wait as if its time had come. It is listened to first, so that an
     // interruption that fires at once (a call already canceled) removes it too.
     if (wake) unsubscribes.push(wake.subscribe(timeUp));
-    if (interruption) unsubscribes.push(interruption.subscribe(() => fail(interruptedError())));
+    if (cancel) unsubscribes.push(cancel.subscribe(() => fail(canceled())));
     try {
-      const scheduled = onScheduled?.();
+      const scheduled = onSet?.();
       if (isThenable(scheduled)) scheduled.then(done, fail);
       else done();
     } catch (error) {

@@ -9,6 +9,8 @@ import {
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
+import { FUNCTION, isObject, optionError, ruled } from '../options/rules';
+import { LAYER_SCHEMA } from './layer-options';
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 
 /**
@@ -38,8 +40,9 @@ export interface RetryLayerOptions {
    * on a header your gateway sets). An edge service answers callers from the public internet with
    * `() => false`, or with a test that lets its own mesh through. A predicate that does not return
    * `true` (that throws, or returns a promise) counts as false. Untrusted, the request still has
-   * a context: its calls are aborted when its caller goes, and its 5xx answer is marked.
-   * @default every request is trusted, within `maxDeadlineMs`
+   * a context: its calls are aborted when its caller goes, and its 5xx answer is marked. Unset,
+   * every request is trusted, within `maxDeadlineMs`.
+   * @default undefined
    */
   trustInbound?: (req: IncomingMessage) => boolean;
 }
@@ -146,33 +149,6 @@ function install(): void {
   registry[CONTEXT_KEY] = installed;
 }
 
-/** The one shape of this entry's usage errors: the option, what it must be, what it got. */
-function usage(name: string, allowed: string, value: unknown): TypeError {
-  return new TypeError(
-    `axios-safe-retry: \`retryLayer({ ${name} })\` must be ${allowed}; got ${String(value)}.`,
-  );
-}
-
-function checkMs(name: string, value: unknown, min: number): number | undefined {
-  if (value !== undefined && !(typeof value === 'number' && value >= min && value < Infinity)) {
-    throw usage(name, `a number of milliseconds >= ${min}`, value);
-  }
-  return value;
-}
-
-const OPTIONS = 'maxDeadlineMs, marginMs, trustInbound';
-
-function checkOptions(options: RetryLayerOptions): void {
-  if (Object(options) !== options) throw usage('...', 'an object', options);
-  for (const name of Object.keys(options)) {
-    if (!OPTIONS.split(', ').includes(name)) throw usage(name, `one of ${OPTIONS}`, 'unknown');
-  }
-  const { trustInbound } = options;
-  if (trustInbound !== undefined && typeof trustInbound !== 'function') {
-    throw usage('trustInbound', 'a function', trustInbound);
-  }
-}
-
 /**
  * Marks the answer "don't retry" (`Stripe-Should-Retry: false`) when it is a 5xx and a call of
  * the request gave up on overload: hooks this response's `writeHead`, which every answer goes
@@ -201,10 +177,18 @@ function markAnswer(res: ServerResponse, inbound: Inbound): void {
  * answers such a failure with a 503 of its own.
  */
 function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware {
-  checkOptions(options);
-  const maxDeadlineMs = checkMs('maxDeadlineMs', options.maxDeadlineMs, 1) ?? 60_000;
-  const marginMs = checkMs('marginMs', options.marginMs, 0) ?? 50;
-  const { trustInbound } = options;
+  const given = ruled('retryLayer', [isObject, 'an object'], options) as RetryLayerOptions;
+  for (const name in given) {
+    if (!(name in LAYER_SCHEMA)) throw optionError(`unknown option \`retryLayer.${name}\``);
+  }
+  const [maxDeadlineMs, marginMs] = (['maxDeadlineMs', 'marginMs'] as const).map((name) => {
+    const value = given[name];
+    return value === undefined
+      ? LAYER_SCHEMA[name][2]
+      : ruled(`retryLayer.${name}`, LAYER_SCHEMA[name], value);
+  }) as [number, number];
+  const { trustInbound } = given;
+  if (trustInbound !== undefined) ruled('retryLayer.trustInbound', FUNCTION, trustInbound);
   install();
   return (req, res, next) => {
     const controller = new AbortController();
