@@ -14,6 +14,7 @@ import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
+import { backoffCeiling } from '../retry/backoff';
 import { now } from '../runtime/clock';
 import { type Interruption, sleep } from '../runtime/sleep';
 import { clampTimeout } from './attempt-deadline';
@@ -109,8 +110,21 @@ interface Bound {
   readonly reason: StopReason;
   /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
   readonly end: number;
-  /** The call has a deadline: it may wait for an open breaker (within the bound). */
-  readonly waitsForBreaker: boolean;
+  /**
+   * The latest it may wait for an open breaker: within its deadline; with none, as long as its
+   * retries' backoff would have taken with load control off (a call never fails sooner for it).
+   */
+  readonly breakerLatest: number;
+  readonly hasDeadline: boolean;
+}
+
+/** The longest the retries left to a call would wait: the sum of their backoff ceilings. */
+function scheduleMs(retry: ResolvedOptions, retryCount: number): number {
+  let total = 0;
+  for (let n = retryCount + 1; n <= retry.retries && total < retry.maxRetryAfterMs; n++) {
+    total += backoffCeiling(n, retry);
+  }
+  return total;
 }
 
 /**
@@ -126,8 +140,8 @@ function boundOf(
   const state = config.retryState;
   // A call with retries off has no deadline.
   const deadlineMs = retry ? retry.deadlineMs : undefined;
-  const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
-  const end = waitsForBreaker
+  const hasDeadline = deadlineMs !== undefined && state !== undefined;
+  const end = hasDeadline
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
     : config.timeout
       ? start + config.timeout
@@ -136,7 +150,9 @@ function boundOf(
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  return { latest, reason, end, waitsForBreaker };
+  const schedule = retry && state ? start + scheduleMs(retry, state.retryCount) : start;
+  const breakerLatest = hasDeadline ? latest : Math.min(latest, schedule);
+  return { latest, reason, end, breakerLatest, hasDeadline };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -219,15 +235,17 @@ function pass(
         continue;
       }
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
-      // An open breaker: a call with no deadline fails fast; one with a deadline waits within
-      // its bound, woken when the breaker changes (a probe in flight may close it any moment:
-      // it is expected back within the origin's usual latency).
+      // An open breaker: the call waits within its bound (see `Bound.breakerLatest`), woken when
+      // the breaker changes (a probe in flight may close it any moment: it is expected back
+      // within the origin's usual latency). One with a deadline that the break outlasts stops
+      // at once.
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      if (!bound.waitsForBreaker) throw stop(ERR_CIRCUIT_OPEN, expected, 'circuit-open');
-      if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
-        throw stop(ERR_CIRCUIT_OPEN, expected);
+      const last = bound.breakerLatest;
+      const reason = bound.hasDeadline ? bound.reason : 'circuit-open';
+      if (now() >= last || (bound.hasDeadline && v.until !== Infinity && v.until > last)) {
+        throw stop(ERR_CIRCUIT_OPEN, expected, reason);
       }
-      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
+      await waitUntil(Math.min(v.until, last), wakeOn(control, [v.scope], startedAt));
     }
   })();
 }

@@ -10,10 +10,13 @@ export interface RateLimit {
   /** The quota's period in milliseconds, when the response says (`RateLimit-Policy`'s `w`). */
   readonly periodMs?: number;
   /**
-   * The headers name the limit as one policy of the API (`RateLimit-Policy`, GitHub's
-   * `X-RateLimit-Resource`): it is shared by every route of the origin.
+   * The id of the quota the response counts against, when the headers name one: a bucket or
+   * resource header of the dialect (GitHub's `X-RateLimit-Resource`), else the text of
+   * `RateLimit-Policy`. It says nothing of other routes by itself (every draft-7 limiter sends
+   * its policy, mounted on one route or on all): routes share a quota when they announce the
+   * same id.
    */
-  readonly shared?: boolean;
+  readonly bucket?: string;
 }
 
 /** Reads a response header by its lower-case name. */
@@ -23,6 +26,8 @@ export type HeaderReader = (name: string) => string | undefined;
 // past 1e12 is a Unix time in milliseconds.
 const EPOCH_SECONDS = 1e9;
 const EPOCH_MS = 1e12;
+
+const MAX_BUCKET_ID = 100;
 
 const whole = (text: string | undefined): number | undefined =>
   text !== undefined && /^\s*\d+\s*$/.test(text) ? Number(text) : undefined;
@@ -54,15 +59,14 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
  * A dialect of separate rate-limit headers: the names (lower case) of those it sends, `''` for
  * one it does not. Its reset is delta-seconds; with `epoch`, a number large enough to be a Unix
  * time (in seconds, or in milliseconds) is one, measured against the response's `Date`.
- * `shared` names a header that says the quota is one policy of the API, shared by every route
- * of the origin.
+ * `bucket` names a header that carries the quota's id: routes that announce the same id share it.
  */
 type Dialect = readonly [
   remaining: string,
   reset: string,
   limit: string,
   epoch?: boolean,
-  shared?: string,
+  bucket?: string,
 ];
 
 /**
@@ -106,20 +110,24 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     whole(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
     whole(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
   const period = whole(/;\s*w=(\d+)/.exec(policy)?.[1]);
-  let shared = named !== undefined;
-  for (const [left, resets, quota, epoch, sharing] of DIALECTS) {
+  let bucket: string | undefined;
+  for (const [left, resets, quota, epoch, id] of DIALECTS) {
     remaining ??= whole(header(left));
     limit ??= whole(header(quota));
     reset = resetMs === undefined ? whole(header(resets)) : undefined;
     if (reset !== undefined && epoch && reset >= EPOCH_SECONDS) {
       resetMs = (reset >= EPOCH_MS ? reset : reset * 1000) - serverNowOf(header('date'), now, true);
     } else resetMs ??= reset && reset * 1000;
-    shared ||= header(sharing ?? '') !== undefined;
+    bucket ??= header(id ?? '')?.trim() || undefined;
   }
   resetMs = resetMs === undefined ? undefined : serverWait(resetMs);
   return remaining === undefined && resetMs === undefined
     ? undefined
-    : { remaining, resetMs, limit, periodMs: period && period * 1000, shared: shared || undefined };
+    : {
+        ...{ remaining, resetMs, limit, periodMs: period && period * 1000 },
+        // An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep.
+        bucket: (bucket ?? (policy.trim() || undefined))?.slice(0, MAX_BUCKET_ID),
+      };
 }
 
 /**
