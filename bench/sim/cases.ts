@@ -62,7 +62,10 @@ export const workloadArbitrary = (maxJobs: number): fc.Arbitrary<WorkloadSpec> =
     .record({
       jobs: fc.integer({ min: 10, max: maxJobs }),
       // A share of the jobs in flight at once: 1 to all of them.
-      inFlight: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 100 }).map((n) => n / 100)),
+      inFlight: fc.oneof(
+        fc.constant(1),
+        fc.integer({ min: 1, max: 100 }).map((n) => n / 100),
+      ),
       callsPerJob: fc.constantFrom(1, 5, 40),
       routes: fc.integer({ min: 1, max: 4 }),
       ids: fc.boolean(),

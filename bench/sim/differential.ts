@@ -189,9 +189,10 @@ export async function runMode(c: Case, mode: Mode): Promise<RunOutcome> {
  * The least time the server needs for the jobs of its limited routes at its limit (0 without a
  * limiter), and the end of its outage: no client can finish sooner.
  */
-export function capacityBoundMs(c: Case): number {
+export function capacityBoundMs(c: Case, offMs = Infinity): number {
   const { server: s, workload: w } = c;
-  const outageEnd = s.outage ? s.outage.atMs + s.outage.forMs : 0;
+  // An outage bounds the job only if the job was still running when it began.
+  const outageEnd = s.outage && s.outage.atMs < offMs ? s.outage.atMs + s.outage.forMs : 0;
   const l = s.limiter;
   if (!l) return outageEnd;
   let limited = 0;
@@ -220,10 +221,10 @@ export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
       detail: `${on.jobsOk} jobs done vs ${off.jobsOk} off (of ${c.workload.jobs})`,
     });
   }
-  const capacityMs = capacityBoundMs(c);
-  const allowedMs =
-    TOLERANCE.time * Math.max(off.completionMs, capacityMs) + TOLERANCE.timeSlackMs;
-  if (on.completionMs > allowedMs) {
+  const capacityMs = capacityBoundMs(c, off.completionMs);
+  const allowedMs = TOLERANCE.time * Math.max(off.completionMs, capacityMs) + TOLERANCE.timeSlackMs;
+  // Time is compared for the same work: a run that did more jobs than off spent its time on them.
+  if (on.jobsOk <= off.jobsOk + tolerated && on.completionMs > allowedMs) {
     violations.push({
       invariant: 'b-time',
       ratio: on.completionMs / allowedMs,
@@ -257,5 +258,6 @@ export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
 export async function runCase(c: Case): Promise<CaseResult> {
   const off = await runMode(c, 'off');
   const on = await runMode(c, 'on');
-  return { on, off, capacityMs: capacityBoundMs(c), violations: judge(c, on, off) };
+  const capacityMs = capacityBoundMs(c, off.completionMs);
+  return { on, off, capacityMs, violations: judge(c, on, off) };
 }

@@ -50,7 +50,10 @@ export async function search(options: {
   readonly shrinkWorst?: boolean;
   readonly progress?: (line: string) => void;
 }): Promise<SearchReport> {
-  const byInvariant = Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>;
+  const byInvariant = Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<
+    Invariant,
+    number
+  >;
   const worstRatio = Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>;
   const worstFound = new Map<Invariant, Found & { ratio: number }>();
   let worstTimeRatio = 0;

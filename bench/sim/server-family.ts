@@ -53,7 +53,11 @@ export interface ServerSpec {
     | { readonly kind: 'refused' | '503'; readonly atMs: number; readonly forMs: number }
     | undefined;
   /** Time to answer: `baseMs`, or `tailMs` for a `tailRatio` share of attempts. */
-  readonly latency: { readonly baseMs: number; readonly tailMs: number; readonly tailRatio: number };
+  readonly latency: {
+    readonly baseMs: number;
+    readonly tailMs: number;
+    readonly tailRatio: number;
+  };
   /** The server's own draws (which attempts the noise and the tail hit). */
   readonly seed: number;
 }
@@ -74,7 +78,8 @@ interface Verdict {
 type Limiter = (now: number) => Verdict;
 
 /** Its quota per window (fixed and sliding): at least one request. */
-export const quotaOf = (l: LimiterSpec): number => Math.max(1, Math.floor((l.rate * l.windowMs) / 1000));
+export const quotaOf = (l: LimiterSpec): number =>
+  Math.max(1, Math.floor((l.rate * l.windowMs) / 1000));
 
 function fixedWindow(l: LimiterSpec): Limiter {
   let end = Number.NEGATIVE_INFINITY;
@@ -223,7 +228,9 @@ function rejection(spec: ServerSpec, v: Verdict, limit: number): ServerOutcome {
 
 /** A draw in [0, 1) fixed by the call, its attempt and a purpose: the same in both modes. */
 function drawOf(seed: number, callId: number, attempt: number, purpose: number): number {
-  return mulberry32(seed ^ Math.imul(callId + 1, 0x9e3779b1) ^ Math.imul(attempt + 1, 0x85ebca6b) ^ purpose)();
+  return mulberry32(
+    seed ^ Math.imul(callId + 1, 0x9e3779b1) ^ Math.imul(attempt + 1, 0x85ebca6b) ^ purpose,
+  )();
 }
 
 const answerAfter = (ms: number, outcome: ServerOutcome): Promise<ServerOutcome> =>

@@ -13,8 +13,8 @@ import { routeOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
-import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { backoffCeiling } from '../retry/backoff';
+import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now } from '../runtime/clock';
 import { type Interruption, sleep } from '../runtime/sleep';
 import { clampTimeout } from './attempt-deadline';
@@ -234,7 +234,15 @@ function pass(
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
-      if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
+      if (v.kind === 'late') {
+        // Held past the latest the call can use: over `maxRetryAfterMs` it stops at once (load
+        // control off would stop on that wait too); short of its deadline it waits until then,
+        // woken if the scope is freed, and never fails sooner than it would have with it off.
+        if (bound.reason !== 'deadline' || now() >= bound.latest)
+          throw stop(ERR_RATE_LIMITED, v.at);
+        await waitUntil(bound.latest, wakeOn(control, [], startedAt, true));
+        continue;
+      }
       // An open breaker: the call waits within its bound (see `Bound.breakerLatest`), woken when
       // the breaker changes (a probe in flight may close it any moment: it is expected back
       // within the origin's usual latency). One with a deadline that the break outlasts stops
