@@ -41,14 +41,16 @@ describe('the circuit breaker, through axios', () => {
     expect(mock.history.get).toHaveLength(0);
   });
 
-  it('stops a retry that meets it with the error of the attempt before', async () => {
+  it('holds a retry that meets it no longer than its retries would have taken, and keeps the error of the attempt before', async () => {
     const { client, mock } = mockClient({ retries: 5, circuitBreaker: breaker });
     mock.onGet('/items').reply(503);
     const error = failureIn(await settle(client.get('/items')));
-    // Four attempts open the breaker; the fourth retry is held back and the 503 is kept.
-    expect(mock.history.get).toHaveLength(4);
+    // Four attempts open the breaker; the fourth retry waits for the break (within the 400 +
+    // 800 ms its two retries left would have taken), goes as the probe, and the 503 is kept.
+    expect(mock.history.get).toHaveLength(6);
     expect(error.response?.status).toBe(503);
-    expect(error.config?.retryState?.stopReason).toBe('circuit-open');
+    expect(error.config?.retryState?.stopReason).toBe('retries-exhausted');
+    expect(error.config?.retryState?.waitedMs).toBeGreaterThan(0);
   });
 
   it('fails a request with retries off fast too', async () => {
@@ -182,9 +184,15 @@ describe('pacing, through axios', () => {
 
   it('after a 429, spaces every send to the origin at the rate it accepted', async () => {
     const { client, mock } = mockClient({ retries: 0 });
-    mock.onGet('/items').replyOnce(200).onGet('/items').replyOnce(429).onGet('/items').reply(200);
+    mock
+      .onGet('/items')
+      .replyOnce(200)
+      .onGet('/items')
+      .replyOnce(429, undefined, { 'retry-after': '0' })
+      .onGet('/items')
+      .reply(200);
     await settle(client.get('/items'));
-    await settle(client.get('/items')); // 429: 1 accepted over the last 100 ms (at least)
+    await settle(client.get('/items')); // 429 with a wait: 1 accepted over the last second
     const sentAt: number[] = [];
     mock.onGet('/items').reply(() => {
       sentAt.push(Date.now());
@@ -287,7 +295,10 @@ describe('the retry budget beside load control', () => {
     const { client, mock } = mockClient({ retries: 1, retryBudget: stingy, circuitBreaker: false });
     mock.onGet('/items').replyOnce(200);
     await settle(client.get('/items'));
-    for (let i = 0; i < 3; i++) mock.onGet('/items').replyOnce(429).onGet('/items').replyOnce(200);
+    for (let i = 0; i < 3; i++) {
+      mock.onGet('/items').replyOnce(429, undefined, { 'retry-after': '0' });
+      mock.onGet('/items').replyOnce(200);
+    }
     for (let i = 0; i < 3; i++) {
       const { value } = await settle(client.get('/items'));
       expect(value?.status).toBe(200);

@@ -108,7 +108,7 @@ export function observeFailure(
 interface Bound {
   readonly latest: number;
   readonly reason: StopReason;
-  /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
+  /** When the call must have settled: its deadline (else `Infinity`). */
   readonly end: number;
   /**
    * The latest it may wait for an open breaker: within its deadline; with none, as long as its
@@ -129,7 +129,9 @@ function scheduleMs(retry: ResolvedOptions, retryCount: number): number {
 
 /**
  * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
- * deadline, nor (with no deadline) past its axios `timeout`, with enough time left to be useful.
+ * deadline, with enough time left to be useful. Not its axios `timeout`: that bounds each attempt
+ * once sent, and with load control off a retry waits its server's `Retry-After` whatever the
+ * timeout (a call held for less failed where off succeeded).
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
@@ -143,9 +145,7 @@ function boundOf(
   const hasDeadline = deadlineMs !== undefined && state !== undefined;
   const end = hasDeadline
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
-    : config.timeout
-      ? start + config.timeout
-      : Infinity;
+    : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
@@ -234,15 +234,9 @@ function pass(
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
-      if (v.kind === 'late') {
-        // Held past the latest the call can use: over `maxRetryAfterMs` it stops at once (load
-        // control off would stop on that wait too); short of its deadline it waits until then,
-        // woken if the scope is freed, and never fails sooner than it would have with it off.
-        if (bound.reason !== 'deadline' || now() >= bound.latest)
-          throw stop(ERR_RATE_LIMITED, v.at);
-        await waitUntil(bound.latest, wakeOn(control, [], startedAt, true));
-        continue;
-      }
+      // Held past the latest the call can use, on the server's word (a guessed rate never
+      // makes a call late): load control off would have sent it into the same answer.
+      if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
       // An open breaker: the call waits within its bound (see `Bound.breakerLatest`), woken when
       // the breaker changes (a probe in flight may close it any moment: it is expected back
       // within the origin's usual latency). One with a deadline that the break outlasts stops

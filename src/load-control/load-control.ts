@@ -243,7 +243,13 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
     return;
   }
   let paced = own;
-  if (own === r && isOriginWide(c, o, r, ending, now)) {
+  // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
+  // may answer any route so at random): it goes to the origin only if the origin is paced.
+  const bare = signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
+  const originWide =
+    own === r &&
+    (bare ? o.pacer.paced || o.pacer.holdUntil > now : isOriginWide(c, o, r, ending, now));
+  if (originWide) {
     paced = o;
     if (ending.result !== 'success') record(o, now, ending.result, false);
   }
