@@ -13,7 +13,13 @@ export interface Found {
 
 export interface SearchReport {
   readonly cases: number;
+  /** Cases that violate at least one invariant, and those of them outside the open classes. */
+  readonly violating: number;
+  readonly violatingOutsideOpen: number;
   readonly byInvariant: Readonly<Record<Invariant, number>>;
+  readonly byInvariantOutsideOpen: Readonly<Record<Invariant, number>>;
+  /** The open classes met, with their count of violating cases. */
+  readonly openClasses: readonly string[];
   /** The worst case of each invariant, shrunk. */
   readonly worst: readonly (Found & { readonly invariant: Invariant; readonly shrunk: Case })[];
   /** The worst ratio on ÷ off over every case, by invariant (1 or less: never worse). */
@@ -38,7 +44,7 @@ export async function shrink(seed: number, invariant: Invariant, maxJobs?: numbe
       const { violations } = await runCase(c);
       return !violations.some((v) => v.invariant === invariant);
     }),
-    { seed, numRuns: 1, endOnFailure: false, maxSkipsPerRun: 0 },
+    { seed, numRuns: 1, interruptAfterTimeLimit: 60_000 },
   );
   return details.counterexample?.[0] ?? caseOf(seed, maxJobs);
 }
@@ -48,13 +54,17 @@ export async function search(options: {
   readonly firstSeed: number;
   readonly maxJobs?: number;
   readonly shrinkWorst?: boolean;
-  readonly progress?: (line: string) => void;
+  readonly progress?: ((line: string) => void) | undefined;
+  /** The open class of a case, if it is in one. */
+  readonly classOf?: (c: Case) => string | undefined;
 }): Promise<SearchReport> {
-  const byInvariant = Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<
-    Invariant,
-    number
-  >;
-  const worstRatio = Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>;
+  const zero = () => Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>;
+  const byInvariant = zero();
+  const byInvariantOutsideOpen = zero();
+  const open = new Map<string, number>();
+  let violating = 0;
+  let violatingOutsideOpen = 0;
+  const worstRatio = zero();
   const worstFound = new Map<Invariant, Found & { ratio: number }>();
   let worstTimeRatio = 0;
   for (let i = 0; i < options.cases; i++) {
@@ -65,8 +75,15 @@ export async function search(options: {
       worstTimeRatio,
       result.on.completionMs / Math.max(1, result.off.completionMs),
     );
+    const openClass = options.classOf?.(c);
+    if (result.violations.length) {
+      violating += 1;
+      if (openClass) open.set(openClass, (open.get(openClass) ?? 0) + 1);
+      else violatingOutsideOpen += 1;
+    }
     for (const v of result.violations) {
       byInvariant[v.invariant] += 1;
+      if (!openClass) byInvariantOutsideOpen[v.invariant] += 1;
       worstRatio[v.invariant] = Math.max(worstRatio[v.invariant], v.ratio);
       const known = worstFound.get(v.invariant);
       if (!known || v.ratio > known.ratio) {
@@ -83,5 +100,10 @@ export async function search(options: {
       : found.case;
     worst.push({ ...found, invariant, shrunk });
   }
-  return { cases: options.cases, byInvariant, worst, worstRatio, worstTimeRatio };
+  return {
+    ...{ cases: options.cases, violating, violatingOutsideOpen, byInvariant },
+    byInvariantOutsideOpen,
+    openClasses: [...open].map(([name, count]) => `${name} (${count} cases)`),
+    ...{ worst, worstRatio, worstTimeRatio },
+  };
 }
