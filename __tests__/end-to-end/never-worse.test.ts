@@ -38,16 +38,6 @@ async function violationsOf(c: Case, ...invariants: Invariant[]) {
 }
 
 describe('never worse than off: the failures the search found, named (issue 21)', () => {
-  it('an outage of 15 s, refused: a call without a deadline waits at the open breaker as long as its retries would have, so the job that re-issues it is not abandoned', async () => {
-    const c: Case = {
-      server: { ...plain, outage: { kind: 'refused', atMs: 1, forMs: 15_000 } },
-      workload: { ...workload, jobs: 30, concurrency: 10, callsPerJob: 40 },
-    };
-    const { violations, on } = await violationsOf(c, 'a-succeeds', 'c-requests');
-    expect(violations).toEqual([]);
-    expect(on.jobsOk).toBe(30);
-  }, 30_000);
-
   it('random 429s with no header (30 %) are not a rate: the job takes no longer than with load control off', async () => {
     const c: Case = {
       server: { ...plain, noise: { ratio: 0.3, status: 429 } },
@@ -86,7 +76,7 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(on.jobsOk).toBeGreaterThanOrEqual(off.jobsOk);
   });
 
-  it('a burst against a token bucket that answers 429 with no header is not held a second: every call done, no more requests', async () => {
+  it('a burst against a token bucket that answers 429 with no header: every call done, no more requests', async () => {
     const c: Case = {
       server: {
         ...plain,

@@ -13,7 +13,6 @@ import { routeOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
-import { backoffCeiling } from '../retry/backoff';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now } from '../runtime/clock';
 import { type Interruption, sleep } from '../runtime/sleep';
@@ -110,21 +109,9 @@ interface Bound {
   readonly reason: StopReason;
   /** When the call must have settled: its deadline (else `Infinity`). */
   readonly end: number;
-  /**
-   * The latest it may wait for an open breaker: within its deadline; with none, as long as its
-   * retries' backoff would have taken with load control off (a call never fails sooner for it).
-   */
+  /** The latest it may wait for an open breaker: within its deadline; with none, not at all. */
   readonly breakerLatest: number;
   readonly hasDeadline: boolean;
-}
-
-/** The longest the retries left to a call would wait: the sum of their backoff ceilings. */
-function scheduleMs(retry: ResolvedOptions, retryCount: number): number {
-  let total = 0;
-  for (let n = retryCount + 1; n <= retry.retries && total < retry.maxRetryAfterMs; n++) {
-    total += backoffCeiling(n, retry);
-  }
-  return total;
 }
 
 /**
@@ -150,8 +137,8 @@ function boundOf(
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  const schedule = retry && state ? start + scheduleMs(retry, state.retryCount) : start;
-  const breakerLatest = hasDeadline ? latest : Math.min(latest, schedule);
+  // With no deadline, a call fails fast at an open breaker.
+  const breakerLatest = hasDeadline ? latest : start;
   return { latest, reason, end, breakerLatest, hasDeadline };
 }
 
@@ -237,10 +224,10 @@ function pass(
       // Held past the latest the call can use, on the server's word (a guessed rate never
       // makes a call late): load control off would have sent it into the same answer.
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
-      // An open breaker: the call waits within its bound (see `Bound.breakerLatest`), woken when
-      // the breaker changes (a probe in flight may close it any moment: it is expected back
-      // within the origin's usual latency). One with a deadline that the break outlasts stops
-      // at once.
+      // An open breaker: a call with no deadline fails fast; one with a deadline waits within
+      // its bound, woken when the breaker changes (a probe in flight may close it any moment:
+      // it is expected back within the origin's usual latency), and stops at once if the break
+      // outlasts it.
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
       const last = bound.breakerLatest;
       const reason = bound.hasDeadline ? bound.reason : 'circuit-open';

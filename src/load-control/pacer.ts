@@ -203,12 +203,11 @@ function throttled(
   d.lastSignal = now;
   d.releasing = false;
   const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-  // An unpaced client that meets a 429 with a wait has spent the quota in a burst: it holds
-  // until the server's wait is over. With none said, nothing is held (a second's hold cost far
-  // more than the calls' own backoff against a bucket that refills in milliseconds): the rate
-  // it accepted paces the sends, and a slow start searches up from it.
+  // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
+  // burst: it holds until the server's wait is over or, if the server gave none, until a
+  // second has passed since the burst began (the shortest quota period in use).
   const holdMs =
-    kind === 'quota' || (kind === 'limit' && !d.base && waitMs !== undefined)
+    kind === 'quota' || (kind === 'limit' && !d.base)
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
       : undefined;
   if (holdMs !== undefined) hold(d, now, holdMs, replace);
