@@ -109,16 +109,15 @@ interface Bound {
   readonly reason: StopReason;
   /** When the call must have settled: its deadline (else `Infinity`). */
   readonly end: number;
-  /** The latest it may wait for an open breaker: within its deadline; with none, not at all. */
-  readonly breakerLatest: number;
-  readonly hasDeadline: boolean;
+  /** The call has a deadline: it may wait for an open breaker (within the bound). */
+  readonly waitsForBreaker: boolean;
 }
 
 /**
  * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
  * deadline, with enough time left to be useful. Not its axios `timeout`: that bounds each attempt
  * once sent, and with load control off a retry waits its server's `Retry-After` whatever the
- * timeout (a call held for less failed where off succeeded).
+ * timeout (a call held for less failed where off succeeded: issue 21).
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
@@ -129,17 +128,15 @@ function boundOf(
   const state = config.retryState;
   // A call with retries off has no deadline.
   const deadlineMs = retry ? retry.deadlineMs : undefined;
-  const hasDeadline = deadlineMs !== undefined && state !== undefined;
-  const end = hasDeadline
+  const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
+  const end = waitsForBreaker
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
     : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  // With no deadline, a call fails fast at an open breaker.
-  const breakerLatest = hasDeadline ? latest : start;
-  return { latest, reason, end, breakerLatest, hasDeadline };
+  return { latest, reason, end, waitsForBreaker };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -221,20 +218,18 @@ function pass(
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
-      // Held past the latest the call can use, on the server's word (a guessed rate never
-      // makes a call late): load control off would have sent it into the same answer.
+      // Held past the latest the call can use, on the server's word (a guessed rate never makes
+      // a call late): load control off would have sent it into the same answer.
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
       // An open breaker: a call with no deadline fails fast; one with a deadline waits within
       // its bound, woken when the breaker changes (a probe in flight may close it any moment:
-      // it is expected back within the origin's usual latency), and stops at once if the break
-      // outlasts it.
+      // it is expected back within the origin's usual latency).
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      const last = bound.breakerLatest;
-      const reason = bound.hasDeadline ? bound.reason : 'circuit-open';
-      if (now() >= last || (bound.hasDeadline && v.until !== Infinity && v.until > last)) {
-        throw stop(ERR_CIRCUIT_OPEN, expected, reason);
+      if (!bound.waitsForBreaker) throw stop(ERR_CIRCUIT_OPEN, expected, 'circuit-open');
+      if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
+        throw stop(ERR_CIRCUIT_OPEN, expected);
       }
-      await waitUntil(Math.min(v.until, last), wakeOn(control, [v.scope], startedAt));
+      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
     }
   })();
 }
