@@ -51,12 +51,18 @@ describe('readRateLimit', () => {
         ratelimit: '"10-in-1sec"; r=9; t=1',
         'ratelimit-policy': '"10-in-1sec"; q=10; w=1; pk=:MTJ:',
       },
-      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000, shared: true },
+      {
+        remaining: 9,
+        resetMs: 1000,
+        limit: 10,
+        periodMs: 1000,
+        bucket: '"10-in-1sec"; q=10; w=1; pk=:MTJ:',
+      },
     ],
     [
       "express-rate-limit's draft 7",
       { ratelimit: 'limit=10, remaining=9, reset=1', 'ratelimit-policy': '10;w=1' },
-      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000, shared: true },
+      { remaining: 9, resetMs: 1000, limit: 10, periodMs: 1000, bucket: '10;w=1' },
     ],
     [
       'the separate limit headers',
@@ -121,6 +127,19 @@ describe('readRateLimit', () => {
 
   it('prefers RateLimit-Reset to X-RateLimit-Reset', () => {
     expect(read({ 'ratelimit-reset': '5', 'x-ratelimit-reset': '60' })).toEqual({ resetMs: 5000 });
+  });
+
+  it("names the quota by the dialect's id (GitHub's resource) before the policy's text, bounded", () => {
+    const github = { 'x-ratelimit-remaining': '0', 'x-ratelimit-resource': ' core ' };
+    expect(read(github)?.bucket).toBe('core');
+    expect(read({ ...github, 'ratelimit-policy': '10;w=1' })?.bucket).toBe('core');
+    expect(
+      read({ ratelimit: 'limit=1, remaining=0, reset=9', 'ratelimit-policy': '1;w=10' })?.bucket,
+    ).toBe('1;w=10');
+    expect(read({ 'x-ratelimit-remaining': '1' })?.bucket).toBeUndefined();
+    expect(
+      read({ 'x-ratelimit-remaining': '1', 'x-ratelimit-resource': 'x'.repeat(5000) })?.bucket,
+    ).toHaveLength(100);
   });
 
   it('says nothing when there is nothing', () => {
@@ -270,16 +289,14 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
     [
       "GitHub's resource is the bucket",
       { 'x-ratelimit-remaining': '10', 'x-ratelimit-resource': 'search' },
-      { remaining: 10, shared: true, bucket: 'search' },
+      { remaining: 10, bucket: 'search' },
     ],
   ])('%s', (_, headers, expected) => {
     expect(read(headers)).toEqual(expected);
   });
 
-  it("Discord's bucket does not by itself make the limit the origin's", () => {
-    expect(
-      read({ 'x-ratelimit-remaining': '1', 'x-ratelimit-bucket': 'b' })?.shared,
-    ).toBeUndefined();
+  it("Discord's bucket is the quota's id (routes share it only when they announce the same)", () => {
+    expect(read({ 'x-ratelimit-remaining': '1', 'x-ratelimit-bucket': 'b' })?.bucket).toBe('b');
   });
 
   it('the quota with least left wins across dialects, with its own reset', () => {

@@ -30,9 +30,12 @@ describe('pacing', () => {
   });
 
   /** A job against a fixed-window limiter of 20 per second: what failed, and the 429s per window. */
-  async function fixedWindowJob(retryAfter: boolean, total: number) {
+  async function fixedWindowJob(retryAfter: boolean, total: number, loadControl = true) {
     const server = track(await startRateLimiter({ limit: 20, windowMs: 1000, retryAfter }));
-    const client = clientFor(server.url);
+    const client = clientFor(
+      server.url,
+      loadControl ? {} : { circuitBreaker: false, pacing: false },
+    );
     const started = Date.now();
     const results = await runJob(total, 10, (i) => client.http.get(`/job/${i}`));
     return {
@@ -56,14 +59,17 @@ describe('pacing', () => {
     expect(elapsed).toBeLessThan(5000);
   });
 
-  it('a fixed-window limiter answering 429 without Retry-After: a job of 40 calls, 10 at a time, at 20/s: 0 failed, the 429s nearly stop after the first window', async () => {
-    const { failed, rejectedPerWindow } = await fixedWindowJob(false, 40);
-    const later = rejectedPerWindow.slice(1).reduce((sum, n) => sum + n, 0);
-    expect({ failed, rejectedPerWindow, laterAtMost3: later <= 3 }).toEqual({
-      failed: [],
-      rejectedPerWindow,
-      laterAtMost3: true,
-    });
+  it('a fixed-window limiter answering 429 without Retry-After: a job of 40 calls, 10 at a time, at 20/s: no more failed than with load control off, fewer 429s', async () => {
+    // Issue 21: a 429 that says nothing paces only a window mostly refused (two in three): one in
+    // three, as here, is no more than a random share may be, so the calls' own backoff handles it,
+    // as with load control off.
+    const off = await fixedWindowJob(false, 40, false);
+    const on = await fixedWindowJob(false, 40);
+    const sum = (counts: number[]) => counts.reduce((total, n) => total + n, 0);
+    expect({
+      notMoreFailed: on.failed.length <= off.failed.length,
+      notMore429s: sum(on.rejectedPerWindow) <= sum(off.rejectedPerWindow) + 2,
+    }).toEqual({ notMoreFailed: true, notMore429s: true });
   });
 
   it('limiters that send rate-limit headers on every response (draft-7 RateLimit, X-RateLimit-*, draft-8 RateLimit), 1 s windows: no window lost to a whole-second reset, 0 failed', async () => {

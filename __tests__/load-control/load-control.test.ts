@@ -182,9 +182,15 @@ describe('pacing, through axios', () => {
 
   it('after a 429, spaces every send to the origin at the rate it accepted', async () => {
     const { client, mock } = mockClient({ retries: 0 });
-    mock.onGet('/items').replyOnce(200).onGet('/items').replyOnce(429).onGet('/items').reply(200);
+    mock
+      .onGet('/items')
+      .replyOnce(200)
+      .onGet('/items')
+      .replyOnce(429, undefined, { 'retry-after': '0' })
+      .onGet('/items')
+      .reply(200);
     await settle(client.get('/items'));
-    await settle(client.get('/items')); // 429: 1 accepted over the last 100 ms (at least)
+    await settle(client.get('/items')); // 429 with a wait: 1 accepted over the last second
     const sentAt: number[] = [];
     mock.onGet('/items').reply(() => {
       sentAt.push(Date.now());
@@ -287,7 +293,10 @@ describe('the retry budget beside load control', () => {
     const { client, mock } = mockClient({ retries: 1, retryBudget: stingy, circuitBreaker: false });
     mock.onGet('/items').replyOnce(200);
     await settle(client.get('/items'));
-    for (let i = 0; i < 3; i++) mock.onGet('/items').replyOnce(429).onGet('/items').replyOnce(200);
+    for (let i = 0; i < 3; i++) {
+      mock.onGet('/items').replyOnce(429, undefined, { 'retry-after': '0' });
+      mock.onGet('/items').replyOnce(200);
+    }
     for (let i = 0; i < 3; i++) {
       const { value } = await settle(client.get('/items'));
       expect(value?.status).toBe(200);

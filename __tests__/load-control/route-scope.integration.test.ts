@@ -194,10 +194,11 @@ describe('an API-wide limit is still handled origin-wide', () => {
     });
   }, 20_000);
 
-  it('a limit the headers name as shared (RateLimit-Policy) paces every path after a 429 on one', async () => {
-    // The quota is announced with its policy on every response: once one path has spent it,
-    // another path is held too, and never meets a 429 of its own. (A window of 2 s: a quota of
-    // a second or two is paced at its rate rather than held to its rounded reset.)
+  it('a limit announced with the same policy on two paths paces both after a 429 on one', async () => {
+    // The quota is announced with its policy on every response of both paths: once one path has
+    // spent it, the other, which announced the same policy, is held too, and never meets a 429 of
+    // its own. (A window of 2 s: a quota of a second or two is paced at its rate rather than held
+    // to its rounded reset.)
     let served = 0;
     let windowStart = 0;
     const statuses: Array<{ url: string; status: number }> = [];
@@ -228,8 +229,10 @@ describe('an API-wide limit is still handled origin-wide', () => {
       }),
     );
     const client = clientFor(server.url);
-    // Five calls to /a spend the quota (the last says remaining 0).
-    for (let i = 0; i < 5; i++) await getWithin(client, '/a', 2000);
+    // One call to /b announces the policy there; four calls to /a spend the quota (the last
+    // says remaining 0).
+    await getWithin(client, '/b', 2000);
+    for (let i = 0; i < 4; i++) await getWithin(client, '/a', 2000);
     const outcome = await getWithin(client, '/b', 5000);
     expect(describe13(outcome)).toBe('ok 200');
     expect(outcome.response?.config.retryState?.waitedMs).toBeGreaterThan(0);

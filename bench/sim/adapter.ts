@@ -51,7 +51,7 @@ export function simulatedAdapter(server: ServerModel, log: TrafficLog): AxiosAda
         signal.addEventListener('abort', onAbort, { once: true });
         cleanups.push(() => signal.removeEventListener('abort', onAbort));
       }
-      server.handle({ path }).then(finish);
+      server.handle({ path, ...callIdOf(config) }).then(finish);
     });
 }
 

@@ -16,6 +16,8 @@ export type ServerOutcome =
 export interface ServerRequest {
   /** The request path, without the query. */
   readonly path: string;
+  /** The call it belongs to (the bench's `x-bench-call` header), if the request carried one. */
+  readonly callId?: number;
 }
 
 /**

@@ -107,7 +107,7 @@ export function observeFailure(
 interface Bound {
   readonly latest: number;
   readonly reason: StopReason;
-  /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
+  /** When the call must have settled: its deadline (else `Infinity`). */
   readonly end: number;
   /** The call has a deadline: it may wait for an open breaker (within the bound). */
   readonly waitsForBreaker: boolean;
@@ -115,7 +115,9 @@ interface Bound {
 
 /**
  * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
- * deadline, nor (with no deadline) past its axios `timeout`, with enough time left to be useful.
+ * deadline, with enough time left to be useful. Not its axios `timeout`: that bounds each attempt
+ * once sent, and with load control off a retry waits its server's `Retry-After` whatever the
+ * timeout (a call held for less failed where off succeeded: issue 21).
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
@@ -129,9 +131,7 @@ function boundOf(
   const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
   const end = waitsForBreaker
     ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
-    : config.timeout
-      ? start + config.timeout
-      : Infinity;
+    : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
@@ -219,6 +219,8 @@ function pass(
         control.settle(held, now(), { result: undefined, sentAt: now() });
         continue;
       }
+      // Held past the latest the call can use, on the server's word (a guessed rate never makes
+      // a call late): load control off would have sent it into the same answer.
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
       // An open breaker: a call with no deadline fails fast; one with a deadline waits within
       // its bound, woken when the breaker changes (a probe in flight may close it any moment:

@@ -11,14 +11,11 @@ export interface RateLimit {
   /** The quota's period in milliseconds, when the response says (`RateLimit-Policy`'s `w`). */
   readonly periodMs?: number;
   /**
-   * The headers name the limit as one policy of the API (`RateLimit-Policy`, GitHub's
-   * `X-RateLimit-Resource`): it is shared by every route of the origin.
-   */
-  readonly shared?: boolean;
-  /**
-   * The id of the quota the response counts against, as the server names it (Discord's
-   * `X-RateLimit-Bucket`, GitHub's `X-RateLimit-Resource`): routes whose responses name the same
-   * bucket share that quota.
+   * The id of the quota the response counts against, when the headers name one: a bucket or
+   * resource header of the dialect (Discord's `X-RateLimit-Bucket`, GitHub's
+   * `X-RateLimit-Resource`), else the text of `RateLimit-Policy`. It says nothing of other routes
+   * by itself (every draft-7 limiter sends its policy, mounted on one route or on all): routes
+   * share a quota when they announce the same id.
    */
   readonly bucket?: string;
 }
@@ -30,6 +27,8 @@ export type HeaderReader = (name: string) => string | undefined;
 // past 1e12 is a Unix time in milliseconds.
 const EPOCH_SECONDS = 1e9;
 const EPOCH_MS = 1e12;
+/** An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep. */
+const MAX_BUCKET_ID = 100;
 
 /**
  * A count: `n`, or Shopify's `used/size` (a bucket of `size`), of which what is left or, with
@@ -86,17 +85,10 @@ const drain: Reset = (text) => {
 /**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
  * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
- * not said). `shared` names a header that says the quota is one policy of the API, shared by
- * every route of the origin; `bucket`, one whose value is the id of the quota the response
- * counts against.
+ * not said). `bucket` names a header whose value is the id of the quota the response counts
+ * against: routes that announce the same id share it.
  */
-type Dialect = readonly [
-  names: string,
-  format?: Reset,
-  shared?: string,
-  bucket?: string,
-  resetWord?: string,
-];
+type Dialect = readonly [names: string, format?: Reset, bucket?: string, resetWord?: string];
 
 /**
  * The dialects read after the IETF `RateLimit` field. The quota with least left wins, with its
@@ -107,9 +99,9 @@ const DIALECTS: readonly Dialect[] = [
   // Early IETF drafts (express-rate-limit's `draft-6`).
   ['ratelimit-*'],
   // Discord's: the reset in seconds from now, and the bucket its routes share.
-  ['x-ratelimit-*', seconds, '', 'x-ratelimit-bucket', 'reset-after'],
+  ['x-ratelimit-*', seconds, 'x-ratelimit-bucket', 'reset-after'],
   // GitHub's and most APIs'; GitHub names the quota's policy in `X-RateLimit-Resource`.
-  ['x-ratelimit-*', seconds, 'x-ratelimit-resource', 'x-ratelimit-resource'],
+  ['x-ratelimit-*', seconds, 'x-ratelimit-resource'],
   // X's (Twitter's).
   ['x-rate-limit-*'],
   // OpenAI's (and Azure OpenAI's), of requests and of tokens.
@@ -146,10 +138,9 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
     decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
   const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
-  let shared = named !== undefined;
   let bucket: string | undefined;
   const serverNow = (): number => serverNowOf(header('date'), now, true);
-  for (const [names, format = seconds, sharing = '', id = '', resets = 'reset'] of DIALECTS) {
+  for (const [names, format = seconds, id = '', resets = 'reset'] of DIALECTS) {
     const read = (word: string): string | undefined => header(names.replace('*', word));
     const text = read(resets);
     const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
@@ -161,8 +152,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
       resetMs ??= ms;
       limit ??= quota;
     }
-    shared ||= header(sharing) !== undefined;
-    bucket ??= header(id);
+    bucket ??= header(id)?.trim() || undefined;
   }
   resetMs = serverWait(resetMs);
   return remaining === undefined && resetMs === undefined
@@ -172,8 +162,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
         resetMs,
         limit,
         periodMs: period && period * 1000,
-        shared: shared || undefined,
-        bucket,
+        bucket: (bucket ?? (policy.trim() || undefined))?.slice(0, MAX_BUCKET_ID),
       };
 }
 

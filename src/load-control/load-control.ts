@@ -159,16 +159,34 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
+// The quota ids an origin keeps (the first announced; a hostile server cannot grow the map).
+const MAX_QUOTAS = 32;
+
 /**
- * Whether a throttle met on route `r` is the whole origin's: an API-wide limit (named so by the
- * headers, already pacing or holding the origin, or met on a second route within
- * `healthyAfterMs`). Each other route then pays at most one throttled request.
+ * Whether the quota the response names (`RateLimit.bucket`) was announced on another route of
+ * the origin: that is the evidence routes share it. Notes the route that first announced it.
+ */
+function isAnnouncedElsewhere(o: Scope, r: Scope, ending: Ending): boolean {
+  const id = ending.rateLimit?.bucket;
+  if (id === undefined) return false;
+  o.quotas ??= new Map();
+  const first = o.quotas.get(id);
+  if (first === undefined && o.quotas.size < MAX_QUOTAS) o.quotas.set(id, r.name);
+  return first !== undefined && first !== r.name;
+}
+
+/**
+ * Whether a throttle met on route `r` is the whole origin's, on evidence that routes share it:
+ * its quota announced on another route, the origin already paced or held, or a second route
+ * throttled within `healthyAfterMs`. Each other route then pays at most one throttled request.
+ * A limit is never the origin's for what one route's headers say alone: every draft-7 limiter
+ * sends its policy, whether mounted on one route or on all.
  */
 function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: number): boolean {
   const last = o.lastThrottle;
   o.lastThrottle = { route: r.name, at: now };
   return (
-    !!ending.rateLimit?.shared ||
+    isAnnouncedElsewhere(o, r, ending) ||
     o.pacer.paced ||
     o.pacer.holdUntil > now ||
     (last !== undefined &&
@@ -224,13 +242,20 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
         )
       : undefined;
   if (!signal) {
+    if (own === r) isAnnouncedElsewhere(o, r, ending);
     if (holdProbe && ending.result === 'success') {
       pacerChange(holdProbe, now, (pacer) => pacer.endHold(now));
     }
     return;
   }
   let paced = own;
-  if (own === r && isOriginWide(c, o, r, ending, now)) {
+  // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
+  // may answer any route so at random): it goes to the origin only if the origin is paced.
+  const bare = signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
+  const originWide =
+    own === r &&
+    (bare ? o.pacer.paced || o.pacer.holdUntil > now : isOriginWide(c, o, r, ending, now));
+  if (originWide) {
     paced = o;
     if (ending.result !== 'success') record(o, now, ending.result, false);
   }

@@ -80,14 +80,15 @@ const OVERLOAD_SPAN_MS = 100;
 // leaky bucket measured its burst size, not its drain rate, and must find the rate within a
 // second or two.
 const SLOW_START_DOUBLINGS = 4;
-// A 429 that says nothing more (no wait, no quota) this rare among the successes of the window is
-// noise (a healthy API's odd 429), not a rate: it changes nothing.
-const NOISE = 1 / 50;
 // The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
 const CUT = 0.7;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
 const RELEASE_CAP = 2;
+// A 429 that says nothing more (no wait, no quota) this rare among a paced scope's successes is
+// noise, not a sign its rate is too high: it changes nothing.
+const NOISE = 1 / 50;
+const MIN_REFUSED = 4;
 
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
@@ -189,12 +190,21 @@ function throttled(
   const d: Draft = { ...settled(s, settings, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
-  const rare = counts.throttled + counts.failures < counts.successes * NOISE;
-  if (kind === 'limit' && waitMs === undefined && rare) return s;
+  // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
+  // scope's window mostly refused (two in three, of four at least: no random share is that high) (a burst that spent a limiter such as nginx's), a paced one's
+  // not rare among its successes. Otherwise the call's own backoff retries it, as with load
+  // control off: a server that answers a share of requests 429 at random is not slowed by a
+  // lower rate, and a rate guessed from it lost time.
+  const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
+  const { successes, throttled, failures } = counts;
+  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
+  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) {
+    return s;
+  }
   d.lastSignal = now;
   d.releasing = false;
   const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-  // An unpaced client that meets a 429 (not a rare one: see NOISE) has spent the quota in a
+  // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
   // burst: it holds until the server's wait is over or, if the server gave none, until a
   // second has passed since the burst began (the shortest quota period in use).
   const holdMs =
@@ -309,13 +319,18 @@ function reserveSlot(
   }
   if (!s.base) {
     if (now >= s.holdUntil) return now;
-    // Held with no rate known: spread the release over a second past the end of the hold.
-    return s.holdUntil + random() * 1000;
+    // Held with no rate known: spread the release past the end of the hold, over a tenth of the
+    // hold (a second at most), and not past the latest the call can go: the spread is ours, not
+    // the server's, and costs at most a tenth more than the wait it asked.
+    const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
+    return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
   }
   // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
   if (s.decidedAt !== own.seenDecision) own.next = Math.min(own.next, s.decidedAt);
   own.seenDecision = s.decidedAt;
-  const slot = Math.max(now, own.next, s.holdUntil);
+  // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
+  // word) ends, over the pace, rather than fail.
+  const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));
   // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
   // release or a slow start, whose calls take their slots at once, ramps as planned).
   if (slot <= latest) own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);

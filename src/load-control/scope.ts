@@ -39,6 +39,8 @@ export interface Scope {
   readonly waiters: WaitQueue;
   /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
   readonly slotWaiters: WaitQueue;
+  /** Origins only: the quotas (ids the headers name) and the route each was first announced on. */
+  quotas?: Map<string, string>;
   /** Origins only: the route that was last throttled, and when. */
   lastThrottle?: { readonly route: string; readonly at: number } | undefined;
   /** The pass of every plain attempt (made once: the success path allocates none). */
