@@ -41,7 +41,7 @@ export function assertAttachable(instance: unknown): asserts instance is AxiosIn
   }
   response.forEach?.(({ rejected }) => {
     if (rejected?.[ATTACHED]) {
-      throw usageError('retries are already attached: call the detach function first');
+      throw usageError('already attached: detach first');
     }
   });
 }
