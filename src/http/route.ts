@@ -11,22 +11,18 @@ const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
  */
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
   // The success path asks for the same few URLs again and again: each is parsed once.
-  let ofBase = known.get(baseURL ?? '');
-  if (!ofBase || ofBase.size >= 1000) {
-    ofBase = new Map();
-    known.set(baseURL ?? '', ofBase);
-  }
-  let route = ofBase.get(url ?? '');
+  const path = url ?? '';
+  const key = `${baseURL ?? ''}\0${path}`;
+  let route = known.get(key);
   if (route === undefined) {
-    const path = url ?? '';
     route = parse(baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
-    ofBase.set(path, route);
-    if (known.size > 100) known.clear();
+    if (known.size >= 1000) known.clear();
+    known.set(key, route);
   }
   return route;
 }
 
-const known = new Map<string, Map<string, string>>();
+const known = new Map<string, string>();
 
 function parse(full: string): string {
   return full
