@@ -1,8 +1,9 @@
+import { AUTHORITY } from './origin';
+
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids.
 const ID =
   /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
-const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
 
 /**
  * The route of a request: its path (with `baseURL` applied, no query, no fragment), the segments
@@ -15,7 +16,7 @@ export function routeOf(baseURL: string | undefined, url: string | undefined): s
   const key = `${baseURL ?? ''}\0${path}`;
   let route = known.get(key);
   if (route === undefined) {
-    route = parse(baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
+    route = parse(baseURL && !AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
     if (known.size >= 1000) known.clear();
     known.set(key, route);
   }
@@ -26,7 +27,7 @@ const known = new Map<string, string>();
 
 function parse(full: string): string {
   return full
-    .replace(SCHEME_AND_AUTHORITY, '')
+    .replace(AUTHORITY, '')
     .replace(/[?#].*/s, '')
     .split('/')
     .filter(Boolean)
