@@ -81,9 +81,11 @@ function limitReached(
     (state.throttledCount ?? 0) + (isPacedThrottle(outcome) ? 1 : 0),
     options.retries,
   );
-  if (state.retryCount - refused - throttled >= options.retries) return 'retries-exhausted';
-  if (deadlinePassed) return 'deadline';
-  return undefined;
+  return state.retryCount - refused - throttled >= options.retries
+    ? 'retries-exhausted'
+    : deadlinePassed
+      ? 'deadline'
+      : undefined;
 }
 
 /**
