@@ -10,9 +10,8 @@ interface Headers {
 }
 
 /** The header that carries a call's idempotency key under these options. */
-export function idempotencyHeader(options: ResolvedOptions): string {
-  return (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
-}
+export const idempotencyHeader = (options: ResolvedOptions): string =>
+  (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
 
 /** Reads a header in any case, from axios's headers or a plain object. */
 export const readHeader = (headers: unknown, name: string): string | undefined =>

@@ -36,9 +36,8 @@ import { attached } from './view';
 type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
-function isFailedAttempt(error: unknown): error is FailedAttempt {
-  return axios.isAxiosError(error) && !!error.config;
-}
+const isFailedAttempt = (error: unknown): error is FailedAttempt =>
+  axios.isAxiosError(error) && !!error.config;
 
 /**
  * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot

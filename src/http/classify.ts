@@ -68,9 +68,8 @@ export function classifyFailure(failure: Failure): Classification {
 }
 
 /** Status codes that may succeed on a repeat; every other 4xx fails the same way every time. */
-export function isRepeatableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
+export const isRepeatableStatus = (status: number): boolean =>
+  status === 408 || status === 429 || (status >= 500 && status <= 599);
 
 /** The first code along an error's `cause` chain (fetch keeps the system's code a level down). */
 export function causeCodeOf(error: unknown): string | undefined {
