@@ -27,8 +27,8 @@ const HTTP_DATE =
   /^(?:[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)|[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4}))$/i;
 
 /** Parses an HTTP-date (RFC 9110 §5.6.7, any of its three forms) to epoch milliseconds. */
-export function parseHttpDate(value: string, now: number): number | undefined {
-  const m = HTTP_DATE.exec(value.trim());
+export function parseHttpDate(value: string | undefined, now: number): number | undefined {
+  const m = HTTP_DATE.exec((value ?? '').trim());
   if (!m) return undefined;
   const [day, month = '', year = '', ...clock] = m[1]
     ? m.slice(1, 7)
@@ -61,9 +61,10 @@ export function parseHttpDate(value: string, now: number): number | undefined {
  * that the wait never ends before the date the server named, by its clock).
  */
 export function serverNowOf(responseDate: string | undefined, now: number, finer = false): number {
-  const date = responseDate === undefined ? undefined : parseHttpDate(responseDate, now);
-  const skew = date === undefined ? Infinity : Math.abs(date - now);
-  return skew <= MAX_SERVER_WAIT_MS && !(finer && skew <= 1000) ? (date as number) : now;
+  const date = parseHttpDate(responseDate, now) as number;
+  // No date (`undefined`) is a skew of NaN: within no bound.
+  const skew = Math.abs(date - now);
+  return skew <= MAX_SERVER_WAIT_MS && !(finer && skew <= 1000) ? date : now;
 }
 
 /**
@@ -81,12 +82,10 @@ export function retryAfterMs(
   responseDate: string | undefined,
   now: number,
 ): number | undefined {
-  if (retryAfter === undefined) return undefined;
-  const text = retryAfter.trim();
-  const seconds = decimal(text);
+  const seconds = decimal(retryAfter);
   // Rounded up: `1.234` is not 1233.9999999999998 ms.
   if (seconds !== undefined) return Math.ceil(seconds * 1000);
-  const until = parseHttpDate(text, now);
+  const until = parseHttpDate(retryAfter, now);
   return until === undefined ? undefined : Math.max(0, until - serverNowOf(responseDate, now));
 }
 
