@@ -15,7 +15,7 @@ export const idempotencyHeader = (options: ResolvedOptions): string =>
 
 /** Reads a header in any case, from axios's headers or a plain object. */
 export const readHeader = (headers: unknown, name: string): string | undefined =>
-  lowerCased(headers)[name.toLowerCase()];
+  lowerCased(headers as object | undefined)[name.toLowerCase()];
 
 /**
  * The idempotency key of a call's first attempt: the caller's own header if it set one (kept

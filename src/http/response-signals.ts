@@ -41,14 +41,12 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
 /**
  * Headers (axios's or a plain object) by their lower-case names, as strings; a header that is
  * unset (`undefined`, `null`, `false`) is left out, and of two spellings of one name the first
- * set wins. Anything not an object has none.
+ * set wins.
  */
-export function lowerCased(given: unknown): Record<string, string> {
+export function lowerCased(given: object | null | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (given !== null && typeof given === 'object') {
-    for (const [name, value] of Object.entries(given)) {
-      if (value != null && value !== false) headers[name.toLowerCase()] ??= String(value);
-    }
+  for (const [name, value] of Object.entries(given ?? {})) {
+    if (value != null && value !== false) headers[name.toLowerCase()] ??= String(value);
   }
   return headers;
 }
