@@ -88,8 +88,8 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    retryIsFree: control?.isRetryBudgetFree(origin, route, now) ?? false,
-    paced: control?.isPaced(origin, route, now) ?? false,
+    retryIsFree: control?.isRetryBudgetFree(origin, route, now),
+    paced: control?.isPaced(origin, route, now),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       state.idempotencyKey !== undefined ||
