@@ -33,6 +33,9 @@ import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotenc
 import { type Reissue, reissueThrough } from './reissue';
 import { attached } from './view';
 
+/** What the headers' default reads of Node's `process` (the build's types have no Node). */
+type NodeLike = { versions?: { node?: string } };
+
 type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
@@ -60,7 +63,7 @@ function clampToDeadline(
   // preflight (so the top of a chain, a job or a gateway, sends its deadline down). Literals, not
   // call-context.ts's constants, and in lower case (as HTTP/2 sends them, and like the bundle's
   // other header names): a smaller bundle.
-  if (options.propagate ?? globalThis.process?.versions?.node) {
+  if (options.propagate ?? (globalThis as { process?: NodeLike }).process?.versions?.node) {
     // (axios writes a number as a string.)
     config.headers.set('retry-attempt', state.retryCount + 1);
     if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
