@@ -55,7 +55,8 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function classifyFailure(failure: Failure): Classification {
   if (failure.code === CANCELED) return { kind: 'canceled', neverSent: false };
-  const codes = [failure.code, failure.causeCode].filter((code): code is string => !!code);
+  // (A Set has no `undefined`: an absent code is in neither.)
+  const codes = [failure.code, failure.causeCode] as string[];
   // A fault of the connection is transient even after the status line arrived (a body cut short).
   const transient =
     codes.some((code) => TRANSIENT_CODES.has(code)) ||
