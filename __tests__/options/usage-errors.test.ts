@@ -55,9 +55,7 @@ describe('attachRetry on an instance that already has it', () => {
     const { api, mock } = client();
     attachRetry(api, { retries: 1, baseDelayMs: 0 });
     expect(() => attachRetry(api, { retries: 4 })).toThrow(TypeError);
-    expect(() => attachRetry(api, { retries: 4 })).toThrow(
-      /already attached: call the detach function first/,
-    );
+    expect(() => attachRetry(api, { retries: 4 })).toThrow(/already attached: detach first/);
     mock.onGet('/items').reply(503);
     const error = await api.get('/items').catch((e: unknown) => e);
     expect((error as { config: { retryState: unknown } }).config.retryState).toMatchObject({

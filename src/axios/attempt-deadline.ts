@@ -50,11 +50,13 @@ export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): vo
  * config back the caller's signal. Returns `true` when the bound is what ended the attempt.
  */
 export function settleAttempt(config: InternalAxiosRequestConfig | undefined): boolean {
-  const attempt = config?.signal && attempts.get(config.signal);
-  if (!config || !attempt) return false;
-  attempts.delete(config.signal as object);
+  const signal = config?.signal as object | undefined;
+  const attempt = signal && attempts.get(signal);
+  if (!attempt) return false;
+  attempts.delete(signal);
   attempt.release();
-  config.signal = attempt.callerSignal;
+  // (An attempt was found, so the config is there.)
+  (config as InternalAxiosRequestConfig).signal = attempt.callerSignal;
   return attempt.expired;
 }
 

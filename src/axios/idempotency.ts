@@ -1,3 +1,4 @@
+import { lowerCased } from '../http/response-signals';
 import type { ResolvedOptions } from '../options/options';
 import { DEFAULT_IDEMPOTENCY_KEY } from '../options/options';
 import { ruled } from '../options/rules';
@@ -9,22 +10,12 @@ interface Headers {
 }
 
 /** The header that carries a call's idempotency key under these options. */
-export function idempotencyHeader(options: ResolvedOptions): string {
-  return (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
-}
+export const idempotencyHeader = (options: ResolvedOptions): string =>
+  (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
 
 /** Reads a header in any case, from axios's headers or a plain object. */
-export function readHeader(headers: unknown, name: string): string | undefined {
-  if (headers === null || typeof headers !== 'object') return undefined;
-  const wanted = name.toLowerCase();
-  for (const key of Object.keys(headers)) {
-    const value = (headers as Record<string, unknown>)[key];
-    if (key.toLowerCase() === wanted && value != null && value !== false) {
-      return String(value);
-    }
-  }
-  return undefined;
-}
+export const readHeader = (headers: unknown, name: string): string | undefined =>
+  lowerCased(headers as object | undefined)[name.toLowerCase()];
 
 /**
  * The idempotency key of a call's first attempt: the caller's own header if it set one (kept

@@ -39,9 +39,8 @@ type NodeLike = { process?: { versions?: { node?: string } } };
 type FailedAttempt = AxiosError & { config: InternalAxiosRequestConfig };
 
 /** An axios error of a request (not, say, an error thrown by another interceptor). */
-function isFailedAttempt(error: unknown): error is FailedAttempt {
-  return axios.isAxiosError(error) && !!error.config;
-}
+const isFailedAttempt = (error: unknown): error is FailedAttempt =>
+  axios.isAxiosError(error) && !!error.config;
 
 /**
  * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot
@@ -92,8 +91,8 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    retryIsFree: control?.isRetryBudgetFree(origin, route, now) ?? false,
-    paced: control?.isPaced(origin, route, now) ?? false,
+    retryIsFree: control?.isRetryBudgetFree(origin, route, now),
+    paced: control?.isPaced(origin, route, now),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       state.idempotencyKey !== undefined ||

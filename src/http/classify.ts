@@ -55,7 +55,8 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function classifyFailure(failure: Failure): Classification {
   if (failure.code === CANCELED) return { kind: 'canceled', neverSent: false };
-  const codes = [failure.code, failure.causeCode].filter((code): code is string => !!code);
+  // (A Set has no `undefined`: an absent code is in neither.)
+  const codes = [failure.code, failure.causeCode] as string[];
   // A fault of the connection is transient even after the status line arrived (a body cut short).
   const transient =
     codes.some((code) => TRANSIENT_CODES.has(code)) ||
@@ -68,9 +69,8 @@ export function classifyFailure(failure: Failure): Classification {
 }
 
 /** Status codes that may succeed on a repeat; every other 4xx fails the same way every time. */
-export function isRepeatableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
+export const isRepeatableStatus = (status: number): boolean =>
+  status === 408 || status === 429 || (status >= 500 && status <= 599);
 
 /** The first code along an error's `cause` chain (fetch keeps the system's code a level down). */
 export function causeCodeOf(error: unknown): string | undefined {

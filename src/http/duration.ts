@@ -19,7 +19,7 @@ export function parseDuration(text: string): number | undefined {
   const value = text.trim();
   // Each part is summed as it is taken out: a duration leaves nothing behind.
   const rest = value.replace(/(\d+(?:\.\d+)?)(ms|us|µs|ns|[hms])/g, (_, amount, unit) => {
-    ms += Number(amount) * (UNIT_MS[unit] ?? 0);
+    ms += Number(amount) * (UNIT_MS[unit] as number);
     return '';
   });
   return value && !rest ? ms : undefined;

@@ -5,10 +5,8 @@
  * unkeyed request is a real conflict, and a `422` (the key reused with another body) is never
  * repeatable.
  */
-export function isInFlightConflict(
+export const isInFlightConflict = (
   status: number | undefined,
   hasIdempotencyKey: boolean,
   retryCount: number,
-): boolean {
-  return status === 409 && hasIdempotencyKey && retryCount > 0;
-}
+): boolean => status === 409 && hasIdempotencyKey && retryCount > 0;

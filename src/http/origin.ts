@@ -1,6 +1,8 @@
-// axios's own test for an absolute URL: a scheme (or none, for `//host`) followed by `//`.
-const ABSOLUTE = /^([a-z][a-z\d+\-.]*:)?\/\//i;
-const AUTHORITY = /^([a-z][a-z\d+\-.]*:)?\/\/(?:[^@/?#]*@)?([^/?#]*)/i;
+/**
+ * A URL's scheme and authority: a URL it matches is absolute (axios's own test: a scheme, or
+ * none for `//host`, followed by `//`).
+ */
+export const AUTHORITY = /^([a-z][a-z\d+\-.]*:)?\/\/(?:[^@/?#]*@)?([^/?#]*)/i;
 const DEFAULT_PORT: Readonly<Record<string, string>> = { 'http:': ':80', 'https:': ':443' };
 
 /** Where a relative URL with no `baseURL` goes: the page's origin, or axios's Node default. */
@@ -16,7 +18,7 @@ function hereOrigin(): string {
 export function originOf(baseURL: string | undefined, url: string | undefined): string {
   const path = url ?? '';
   // A relative URL goes where its baseURL goes: the common case is read once per baseURL.
-  if (baseURL && !ABSOLUTE.test(path)) {
+  if (baseURL && !AUTHORITY.test(path)) {
     let origin = ofBaseURL.get(baseURL);
     if (origin === undefined) {
       origin = parse(baseURL);

@@ -3,10 +3,11 @@
  * first attempt: a retry would send an empty or truncated body. Duck-typed, so no Node-only
  * module is needed and browsers are covered too.
  */
-export function isReplayableBody(data: unknown): boolean {
-  if (data === null || typeof data !== 'object') return true;
-  if (typeof (data as { pipe?: unknown }).pipe === 'function') return false; // Node stream, form-data
-  if (Symbol.asyncIterator in data) return false;
-  if (typeof ReadableStream !== 'undefined' && data instanceof ReadableStream) return false;
-  return true;
-}
+export const isReplayableBody = (data: unknown): boolean =>
+  data === null ||
+  typeof data !== 'object' ||
+  !(
+    typeof (data as { pipe?: unknown }).pipe === 'function' || // Node stream, form-data
+    Symbol.asyncIterator in data ||
+    (typeof ReadableStream !== 'undefined' && data instanceof ReadableStream)
+  );

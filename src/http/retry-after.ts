@@ -18,39 +18,39 @@ export const decimal = (text: string | undefined): number | undefined =>
 
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
-// IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") and the obsolete RFC 850 form
-// ("Sunday, 06-Nov-94 08:49:37 GMT"): day, month, year, hour, minute, second. `UTC` in place of
-// `GMT` is not RFC 9110, but servers send it and it names the same clock: it is accepted.
-const IMF_OR_RFC850 =
-  /^[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)$/i;
-// The obsolete asctime form ("Sun Nov  6 08:49:37 1994"): month, day, hour, minute, second, year.
-const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/i;
-
-/** RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before. */
-function fullYear(digits: string, now: number): number {
-  if (digits.length === 4) return +digits;
-  const thisYear = new Date(now).getUTCFullYear();
-  const year = Math.floor(thisYear / 100) * 100 + +digits;
-  return year > thisYear + 50 ? year - 100 : year;
-}
+// One of the three forms: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") or the obsolete RFC 850
+// form ("Sunday, 06-Nov-94 08:49:37 GMT"), groups 1-6: day, month, year, hour, minute, second
+// (`UTC` in place of `GMT` is not RFC 9110, but servers send it and it names the same clock: it
+// is accepted); or the obsolete asctime form ("Sun Nov  6 08:49:37 1994"), groups 7-12: month,
+// day, hour, minute, second, year.
+const HTTP_DATE =
+  /^(?:[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)|[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4}))$/i;
 
 /** Parses an HTTP-date (RFC 9110 §5.6.7, any of its three forms) to epoch milliseconds. */
-export function parseHttpDate(value: string, now: number): number | undefined {
-  const text = value.trim();
-  const imf = IMF_OR_RFC850.exec(text);
-  const asc = imf ? undefined : ASCTIME.exec(text);
-  // [day, month, year, hour, minute, second]
-  const parts = imf ? imf.slice(1) : asc && [asc[2], asc[1], asc[6], asc[3], asc[4], asc[5]];
-  if (!parts) return undefined;
-  const [day, month = '', year = '', ...clock] = parts;
+export function parseHttpDate(value: string | undefined, now: number): number | undefined {
+  const m = HTTP_DATE.exec((value ?? '').trim());
+  if (!m) return undefined;
+  const [day, month = '', year = '', ...clock] = m[1]
+    ? m.slice(1, 7)
+    : [m[8], m[7], m[12], m[9], m[10], m[11]];
   const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
-  const [d, h, m, s] = [day, ...clock].map(Number) as [number, number, number, number];
-  const time = Date.UTC(fullYear(year, now), monthIndex, d, h, m, s);
+  const [d, h, min, s] = [day, ...clock].map(Number) as [number, number, number, number];
+  // RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before.
+  const thisYear = new Date(now).getUTCFullYear();
+  let y = +year;
+  if (year.length < 4) {
+    y += thisYear - (thisYear % 100);
+    if (y > thisYear + 50) y -= 100;
+  }
+  const time = Date.UTC(y, monthIndex, d, h, min, s);
   // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
-  const date = new Date(time);
-  const valid =
-    Number.isInteger(monthIndex) && date.getUTCDate() === d && h < 24 && m < 60 && s < 61;
-  return valid ? time : undefined;
+  return Number.isInteger(monthIndex) &&
+    new Date(time).getUTCDate() === d &&
+    h < 24 &&
+    min < 60 &&
+    s < 61
+    ? time
+    : undefined;
 }
 
 /**
@@ -61,9 +61,10 @@ export function parseHttpDate(value: string, now: number): number | undefined {
  * that the wait never ends before the date the server named, by its clock).
  */
 export function serverNowOf(responseDate: string | undefined, now: number, finer = false): number {
-  const date = responseDate === undefined ? undefined : parseHttpDate(responseDate, now);
-  const skew = date === undefined ? Infinity : Math.abs(date - now);
-  return skew <= MAX_SERVER_WAIT_MS && !(finer && skew <= 1000) ? (date as number) : now;
+  const date = parseHttpDate(responseDate, now) as number;
+  // No date (`undefined`) is a skew of NaN: within no bound.
+  const skew = Math.abs(date - now);
+  return skew <= MAX_SERVER_WAIT_MS && !(finer && skew <= 1000) ? date : now;
 }
 
 /**
@@ -81,12 +82,10 @@ export function retryAfterMs(
   responseDate: string | undefined,
   now: number,
 ): number | undefined {
-  if (retryAfter === undefined) return undefined;
-  const text = retryAfter.trim();
-  const seconds = decimal(text);
+  const seconds = decimal(retryAfter);
   // Rounded up: `1.234` is not 1233.9999999999998 ms.
   if (seconds !== undefined) return Math.ceil(seconds * 1000);
-  const until = parseHttpDate(text, now);
+  const until = parseHttpDate(retryAfter, now);
   return until === undefined ? undefined : Math.max(0, until - serverNowOf(responseDate, now));
 }
 

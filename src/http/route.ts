@@ -1,8 +1,9 @@
+import { AUTHORITY } from './origin';
+
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids.
 const ID =
   /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
-const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
 
 /**
  * The route of a request: its path (with `baseURL` applied, no query, no fragment), the segments
@@ -11,26 +12,22 @@ const SCHEME_AND_AUTHORITY = /^(?:[a-z][a-z\d+\-.]*:)?\/\/[^/?#]*/i;
  */
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
   // The success path asks for the same few URLs again and again: each is parsed once.
-  let ofBase = known.get(baseURL ?? '');
-  if (!ofBase || ofBase.size >= 1000) {
-    ofBase = new Map();
-    known.set(baseURL ?? '', ofBase);
-  }
-  let route = ofBase.get(url ?? '');
+  const path = url ?? '';
+  const key = `${baseURL ?? ''}\0${path}`;
+  let route = known.get(key);
   if (route === undefined) {
-    const path = url ?? '';
-    route = parse(baseURL && !SCHEME_AND_AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
-    ofBase.set(path, route);
-    if (known.size > 100) known.clear();
+    route = parse(baseURL && !AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
+    if (known.size >= 1000) known.clear();
+    known.set(key, route);
   }
   return route;
 }
 
-const known = new Map<string, Map<string, string>>();
+const known = new Map<string, string>();
 
 function parse(full: string): string {
   return full
-    .replace(SCHEME_AND_AUTHORITY, '')
+    .replace(AUTHORITY, '')
     .replace(/[?#].*/s, '')
     .split('/')
     .filter(Boolean)

@@ -58,9 +58,9 @@ export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   statusCodes: [
     arrayOf((s) => Number.isInteger(s) && isRepeatableStatus(s as number)),
     'an array of 408, 429, 5xx',
-    Object.freeze([408, 429, 500, 502, 503, 504]),
+    [408, 429, 500, 502, 503, 504],
   ],
-  methods: [...METHODS, Object.freeze(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])],
+  methods: [...METHODS, ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']],
   shouldRetry: FUNCTION,
   maxRetryAfterMs: [...range('[0, ∞]'), 60_000],
   // Infinity: no deadline (a request turns the client's off).
@@ -90,7 +90,7 @@ export const KEY_SCHEMA: Schema<IdempotencyKeyOptions> = {
     'a header name',
     'Idempotency-Key',
   ],
-  methods: [...METHODS, Object.freeze(['POST', 'PATCH'])],
+  methods: [...METHODS, ['POST', 'PATCH']],
   generate: [...FUNCTION, (): string => uuidv4()],
 };
 

@@ -114,12 +114,12 @@ export function checked(given: unknown, schema: AnySchema, path: string): Record
   return set;
 }
 
-/** A schema's defaults, frozen: the README's options table lists the same values. */
+/** A schema's defaults, frozen (an array too): the README's options table lists the same values. */
 export function defaultsOf<T>(schema: AnySchema): T {
   const defaults: Record<string, unknown> = {};
   for (const name in schema) {
     const field = schema[name] as AnySchema[string];
-    if (field.length > 2) defaults[name] = field[2];
+    if (field.length > 2) defaults[name] = Object.freeze(field[2]);
   }
   return Object.freeze(defaults) as T;
 }

@@ -13,11 +13,13 @@ export function notAnErrorProblem(value: unknown): TypeError | undefined {
     return undefined;
   }
   const status = (value as { status?: unknown } | null)?.status;
-  const error = usageError(
-    `\`retryInterceptor()\` got ${typeof status === 'number' ? `a ${status} response` : shown(value)}, not an error: \`use(undefined, retryInterceptor())\` or \`attachRetry(instance)\``,
+  return Object.defineProperty(
+    usageError(
+      `\`retryInterceptor()\` got ${typeof status === 'number' ? `a ${status} response` : shown(value)}, not an error: \`use(undefined, retryInterceptor())\` or \`attachRetry(instance)\``,
+    ),
+    'cause',
+    { value, writable: true },
   );
-  Object.defineProperty(error, 'cause', { value, writable: true });
-  return error;
 }
 
 /** Shared by every copy of the package (its CJS and ESM builds): a symbol of the registry. */
@@ -41,7 +43,7 @@ export function assertAttachable(instance: unknown): asserts instance is AxiosIn
   }
   response.forEach?.(({ rejected }) => {
     if (rejected?.[ATTACHED]) {
-      throw usageError('retries are already attached: call the detach function first');
+      throw usageError('already attached: detach first');
     }
   });
 }

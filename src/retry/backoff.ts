@@ -14,10 +14,8 @@ export function backoffCeiling(retryNumber: number, settings: BackoffSettings): 
  * Full jitter: a delay drawn uniformly over `[0, ceiling)`, so clients that failed together
  * come back spread over the whole interval instead of in one wave.
  */
-export function fullJitterDelay(
+export const fullJitterDelay = (
   retryNumber: number,
   settings: BackoffSettings,
   random: () => number,
-): number {
-  return random() * backoffCeiling(retryNumber, settings);
-}
+): number => random() * backoffCeiling(retryNumber, settings);

@@ -48,17 +48,10 @@ function isRepeatable(
   if (outcome.advice === true) return true;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
-  switch (classification.kind) {
-    case 'status':
-      return (
-        (status !== undefined && options.statusCodes.includes(status) && safeToRepeat) ||
+  return classification.kind === 'status'
+    ? (status !== undefined && options.statusCodes.includes(status) && safeToRepeat) ||
         isInFlightConflict(status, hasIdempotencyKey, retryCount)
-      );
-    case 'transient':
-      return classification.neverSent || safeToRepeat;
-    default:
-      return false;
-  }
+    : classification.kind === 'transient' && (classification.neverSent || safeToRepeat);
 }
 
 /**
@@ -88,9 +81,11 @@ function limitReached(
     (state.throttledCount ?? 0) + (isPacedThrottle(outcome) ? 1 : 0),
     options.retries,
   );
-  if (state.retryCount - refused - throttled >= options.retries) return 'retries-exhausted';
-  if (deadlinePassed) return 'deadline';
-  return undefined;
+  return state.retryCount - refused - throttled >= options.retries
+    ? 'retries-exhausted'
+    : deadlinePassed
+      ? 'deadline'
+      : undefined;
 }
 
 /**

@@ -5,9 +5,6 @@ export interface Interruption {
   subscribe(onInterrupt: () => void): () => void;
 }
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-
 /** How a wait may end early, and what runs once its timer is set. */
 export interface SleepOptions {
   /** Rejects the wait with `canceled()` as soon as it fires (a cancellation). */
@@ -60,8 +57,8 @@ export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOption
     if (wake) unsubscribes.push(wake.subscribe(timeUp));
     if (cancel) unsubscribes.push(cancel.subscribe(() => fail(canceled())));
     try {
-      const scheduled = onSet?.();
-      if (isThenable(scheduled)) scheduled.then(done, fail);
+      const scheduled = onSet?.() as PromiseLike<unknown> | undefined;
+      if (typeof scheduled?.then === 'function') scheduled.then(done, fail);
       else done();
     } catch (error) {
       fail(error);
