@@ -9,7 +9,7 @@ import {
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
-import { FUNCTION, isObject, optionError, ruled } from '../options/rules';
+import { isObject, optionError, ruled } from '../options/rules';
 import { LAYER_SCHEMA } from './layer-options';
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 
@@ -181,14 +181,14 @@ function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware
   for (const name in given) {
     if (!(name in LAYER_SCHEMA)) throw optionError(`unknown option \`retryLayer.${name}\``);
   }
-  const [maxDeadlineMs, marginMs] = (['maxDeadlineMs', 'marginMs'] as const).map((name) => {
+  // Each option checked by its rule, or its default (`trustInbound` has none: every request).
+  const [maxDeadlineMs, marginMs, trustInbound] = (
+    ['maxDeadlineMs', 'marginMs', 'trustInbound'] as const
+  ).map((name) => {
     const value = given[name];
-    return value === undefined
-      ? LAYER_SCHEMA[name][2]
-      : ruled(`retryLayer.${name}`, LAYER_SCHEMA[name], value);
-  }) as [number, number];
-  const { trustInbound } = given;
-  if (trustInbound !== undefined) ruled('retryLayer.trustInbound', FUNCTION, trustInbound);
+    const rule: readonly unknown[] = LAYER_SCHEMA[name];
+    return value === undefined ? rule[2] : ruled(`retryLayer.${name}`, LAYER_SCHEMA[name], value);
+  }) as [number, number, RetryLayerOptions['trustInbound']];
   install();
   return (req, res, next) => {
     const controller = new AbortController();

@@ -47,8 +47,6 @@ interface CallError {
   readonly cause?: unknown;
 }
 
-const OVERLOAD_STATUSES = new Set([429, 503]);
-
 /**
  * Whether an outgoing call stopped because what it calls is overloaded, so that retrying this
  * layer from above would only add load: it stopped on the budget, an open breaker, the gate's
@@ -63,28 +61,22 @@ export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean
   let candidate = error as CallError | null | undefined;
   for (let depth = 0; candidate && typeof candidate === 'object' && depth < 5; depth++) {
     const reason = candidate.config?.retryState?.stopReason;
-    const status = candidate.response?.status;
+    const status = Number(candidate.response?.status ?? 0);
     const code = candidate.code;
+    const cause = candidate.cause as CallError | undefined;
     if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN') return true;
-    switch (reason) {
-      case 'budget-exhausted':
-      case 'circuit-open':
-        return true;
-      case 'upstream-gave-up':
-        return typeof status === 'number' && (status === 429 || status >= 500);
-      case 'retries-exhausted':
-        return (
-          OVERLOAD_STATUSES.has(status as number) ||
-          (status === undefined &&
-            (code === 'ECONNREFUSED' ||
-              (candidate.cause as CallError | undefined)?.code === 'ECONNREFUSED'))
-        );
-      case 'deadline':
-      case 'canceled':
-        return deadlineSpent;
+    if (reason === 'budget-exhausted' || reason === 'circuit-open') return true;
+    if (reason === 'upstream-gave-up') return status === 429 || status >= 500;
+    if (reason === 'retries-exhausted') {
+      return (
+        status === 429 ||
+        status === 503 ||
+        (!status && [code, cause?.code].includes('ECONNREFUSED'))
+      );
     }
+    if (reason === 'deadline' || reason === 'canceled') return deadlineSpent;
     if (reason !== undefined) return false;
-    candidate = candidate.cause as CallError | undefined;
+    candidate = cause;
   }
   return false;
 }
