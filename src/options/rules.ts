@@ -53,46 +53,24 @@ export function ruled<T>(
   return value;
 }
 
-/** The edit distance of two names (insertions, deletions, substitutions), case ignored. */
-function distance(a: string, b: string): number {
-  let row = [...Array(b.length + 1).keys()];
-  for (const x of a.toLowerCase()) {
-    const next = [(row[0] as number) + 1];
-    [...b.toLowerCase()].forEach((y, j) => {
-      next.push(
-        Math.min(
-          (row[j + 1] as number) + 1,
-          (next[j] as number) + 1,
-          (row[j] as number) + +(x !== y),
-        ),
-      );
-    });
-    row = next;
-  }
-  return row[b.length] as number;
-}
-
 /**
- * The error for an unknown option: it suggests the nearest name within 3 edits, fewer than the
- * name has letters, and a name whose rule takes the value given comes first (`retry: 3`:
- * `retries`, not `onRetry`); with none near, it points to the options table.
+ * The error for an unknown option: it suggests a name that begins as the unknown one does (its
+ * first three letters, case ignored) and whose rule takes the value given (`retry: 3`:
+ * `retries`, not `retryDelay`); with none, it points to the options table (a per-request
+ * `retryBudget: false` is no misspelt `retries`).
  */
 function unknownOption(
   path: string,
   [name, value]: [string, unknown],
   schema: AnySchema,
 ): TypeError {
-  let nearest = '; see the options table';
-  let best = Infinity;
-  for (const candidate in schema) {
-    const d = distance(name, candidate);
-    const score = d + ((schema[candidate] as Rule)[0](value) ? 0 : 4);
-    if (d < 4 && d < name.length && score < best) {
-      nearest = `: did you mean \`${path}${candidate}\`?`;
-      best = score;
-    }
-  }
-  return optionError(`unknown option \`${path}${name}\`${nearest}`);
+  const start = (text: string): string => text.slice(0, 3).toLowerCase();
+  const near = Object.keys(schema).find(
+    (candidate) => start(candidate) === start(name) && (schema[candidate] as Rule)[0](value),
+  );
+  return optionError(
+    `unknown option \`${path}${name}\`${near ? `: did you mean \`${path}${near}\`?` : '; see the options table'}`,
+  );
 }
 
 /**
