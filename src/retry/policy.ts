@@ -89,6 +89,47 @@ function limitReached(
 }
 
 /**
+ * How long to wait before the retry (`remaining`: what is left of the deadline), or why the call
+ * stops: a server's wait is never cut short.
+ */
+function waitOf(
+  outcome: AttemptOutcome,
+  state: RetryState,
+  options: ResolvedOptions,
+  remaining: number,
+): Decision {
+  // The later of a gRPC pushback and the server's wait: never sooner than either asked.
+  const asked =
+    typeof outcome.advice === 'number'
+      ? Math.max(outcome.advice, outcome.serverWaitMs ?? 0)
+      : outcome.serverWaitMs;
+  // On top of a server-given wait, the draw only de-synchronises the clients released at the same
+  // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
+  const jitter = fullJitterDelay(
+    asked === undefined ? state.retryCount + 1 : 1,
+    options,
+    options.random,
+  );
+  // A wait past the bound, or absurd (past a day, which `maxRetryAfterMs: Infinity` does not
+  // lift), is not retried sooner than asked: the call stops.
+  if (asked !== undefined && !(asked <= Math.min(options.maxRetryAfterMs, MAX_SERVER_WAIT_MS))) {
+    return stop('retry-after-too-long');
+  }
+  // Waiting until the deadline itself would leave the attempt no time at all.
+  if (asked !== undefined && asked >= remaining) return stop('deadline');
+
+  const earliest = asked ?? 0;
+  // A server-given wait wins over the caller's `retryDelay`.
+  let delayMs = asked === undefined && outcome.delay ? outcome.delay(jitter) : earliest + jitter;
+  // A wait that would end past the deadline becomes one last attempt at a point drawn over the
+  // time that remains: neither giving up while time remains, nor all clients at the last moment.
+  const finalAttempt = delayMs >= remaining;
+  if (finalAttempt) delayMs = earliest + options.random() * (remaining - earliest);
+
+  return { retry: true, delayMs, finalAttempt };
+}
+
+/**
  * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
  * `budget` is charged only when the answer is to retry a request that reached the server, to an
  * origin that is neither paced nor mostly succeeding (`retryIsFree`).
@@ -123,37 +164,11 @@ export function decide(
     return stop('not-retryable');
   }
 
-  // The later of a gRPC pushback and the server's wait: never sooner than either asked.
-  const asked =
-    typeof outcome.advice === 'number'
-      ? Math.max(outcome.advice, outcome.serverWaitMs ?? 0)
-      : outcome.serverWaitMs;
-  // On top of a server-given wait, the draw only de-synchronises the clients released at the same
-  // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
-  const jitter = fullJitterDelay(
-    asked === undefined ? state.retryCount + 1 : 1,
-    options,
-    options.random,
-  );
-  // A wait past the bound, or absurd (past a day, which `maxRetryAfterMs: Infinity` does not
-  // lift), is not retried sooner than asked: the call stops.
-  if (asked !== undefined && !(asked <= Math.min(options.maxRetryAfterMs, MAX_SERVER_WAIT_MS))) {
-    return stop('retry-after-too-long');
-  }
-  // Waiting until the deadline itself would leave the attempt no time at all.
-  if (asked !== undefined && asked >= remaining) return stop('deadline');
-
-  const earliest = asked ?? 0;
-  // A server-given wait wins over the caller's `retryDelay`.
-  let delayMs = asked === undefined && outcome.delay ? outcome.delay(jitter) : earliest + jitter;
-  // A wait that would end past the deadline becomes one last attempt at a point drawn over the
-  // time that remains: neither giving up while time remains, nor all clients at the last moment.
-  const finalAttempt = delayMs >= remaining;
-  if (finalAttempt) delayMs = earliest + options.random() * (remaining - earliest);
-
+  const wait = waitOf(outcome, state, options, remaining);
+  if (!wait.retry) return wait;
   const charged = !outcome.classification.neverSent && !outcome.retryIsFree;
   if (charged && budget && !budget.tryWithdraw(now)) {
     return stop('budget-exhausted');
   }
-  return { retry: true, delayMs, finalAttempt };
+  return wait;
 }
