@@ -93,23 +93,21 @@ const MIN_REFUSED = 4;
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
-const unpacedState = (settings: PacingSettings): PaceState => ({
-  base: 0,
-  since: 0,
-  slowStart: true,
-  growth: settings.growthPerSecond,
-  cap: Infinity,
-  decidedAt: Infinity,
-  cuts: 0,
-  holdUntil: 0,
-  heldAt: -Infinity,
-  roundSum: 0,
-  roundReports: 0,
-  lastSignal: -Infinity,
-  overloadSince: Infinity,
-  releasing: false,
-  ignoreOverloadUntil: -Infinity,
-});
+const unpacedState = (settings: PacingSettings): PaceState =>
+  unpace(
+    {
+      since: 0,
+      decidedAt: Infinity,
+      cuts: 0,
+      holdUntil: 0,
+      heldAt: -Infinity,
+      roundSum: 0,
+      roundReports: 0,
+      lastSignal: -Infinity,
+      ignoreOverloadUntil: -Infinity,
+    } as Draft,
+    settings,
+  );
 
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
@@ -133,8 +131,9 @@ function pace(d: Draft, settings: PacingSettings, now: number, rate: number): vo
   d.since = Math.max(now, d.holdUntil);
 }
 
-function unpace(d: Draft, settings: PacingSettings): void {
-  Object.assign(d, {
+/** Unpaces `d` (and returns it). */
+function unpace(d: Draft, settings: PacingSettings): Draft {
+  return Object.assign(d, {
     base: 0,
     overloadSince: Infinity,
     releasing: false,
@@ -147,9 +146,7 @@ function unpace(d: Draft, settings: PacingSettings): void {
 /** A paced scope with no signal for `healthyAfterMs` is unpaced (every client finds so alone). */
 function settled(s: PaceState, settings: PacingSettings, now: number): PaceState {
   if (!s.base || now - s.lastSignal < settings.healthyAfterMs) return s;
-  const d: Draft = { ...s };
-  unpace(d, settings);
-  return d;
+  return unpace({ ...s }, settings);
 }
 
 function hold(d: Draft, now: number, ms: number, replace: boolean): void {
@@ -163,18 +160,12 @@ function hold(d: Draft, now: number, ms: number, replace: boolean): void {
  * signal is spent.
  */
 function overloadNotOurs(d: Draft, settings: PacingSettings, now: number): boolean {
-  if (now < d.ignoreOverloadUntil) {
-    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
-    return true;
+  if (now >= d.ignoreOverloadUntil) {
+    if (!(now - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
+    Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
   }
-  if (d.overloadSince !== Infinity && now - d.overloadSince > PACING_WINDOW_MS * 1.2) {
-    d.base = 0;
-    d.decidedAt = Infinity;
-    d.overloadSince = Infinity;
-    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
-    return true;
-  }
-  return false;
+  d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+  return true;
 }
 
 /** What a throttle signal makes of the state; `share` is this client's share of the rate. */
@@ -278,17 +269,17 @@ function learn(
  * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
  */
 function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
-  const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
-  unpace(d, settings);
-  return d;
+  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings);
 }
 
 /** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
 function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
-  const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
-  Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
+  const d: Draft = {
+    ...s,
+    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+    ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+  };
   pace(d, settings, now, rate);
-  d.releasing = true;
   return d;
 }
 
