@@ -127,7 +127,7 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
   }
-  const probes = [o, r].filter((_, i) => [byOrigin, byRoute][i] === 'probe');
+  const probes = [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
   return probes.length ? probes : undefined;
 }
 
@@ -328,7 +328,7 @@ function createLoadControlApi(
       return (
         (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
         [origin, route].every(
-          (scope) => !scope.breaker || scope.breaker.state === 'closed' || probes.includes(scope),
+          (scope) => (scope.breaker?.state ?? 'closed') === 'closed' || probes.includes(scope),
         )
       );
     },

@@ -206,7 +206,7 @@ function throttled(
   // What this client had accepted; over its share, what the scope accepted; or the quota its
   // headers announce, if that is more: a client that spent its quota in a burst accepted too few
   // to measure from.
-  const own = (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
+  const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
   let accepted = Math.max(own / share, quotaPerSecond);
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
   if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
@@ -224,7 +224,10 @@ function throttled(
   }
   learn(d, settings, now, accepted, oldNews, waitMs === undefined);
   // A decision starts a round: this client's report is its first.
-  if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
+  if (d.decidedAt === now) {
+    d.roundSum = own;
+    d.roundReports = 1;
+  }
   return d;
 }
 
