@@ -54,8 +54,10 @@ function opened(
   settings: CircuitBreakerSettings,
   random: () => number,
 ): BreakerState {
-  const exponent = Math.min(s.failedProbes, 30);
-  const ceiling = Math.min(settings.maxBreakDurationMs, settings.breakDurationMs * 2 ** exponent);
+  const ceiling = Math.min(
+    settings.maxBreakDurationMs,
+    settings.breakDurationMs * 2 ** Math.min(s.failedProbes, 30),
+  );
   return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + random() / 2) };
 }
 
