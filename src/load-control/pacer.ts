@@ -290,9 +290,11 @@ function released(s: PaceState, settings: PacingSettings, now: number, rate: num
 interface OwnSchedule {
   next: number;
   /** The round (a decision's time) this client reported what it accepted in. */
-  reportedRound: number;
-  probedAt: number;
-  seenDecision: number;
+  round: number;
+  /** When this client last sent a probe of a hold. */
+  probed: number;
+  /** The last rate decision (its time) this client saw. */
+  seen: number;
 }
 
 /** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
@@ -307,8 +309,8 @@ function reserveSlot(
 ): number {
   // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
   // (none waits for it: the others learn when the hold ends, and fail at once).
-  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probedAt) + probeEveryMs) {
-    own.probedAt = now;
+  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + probeEveryMs) {
+    own.probed = now;
     return now;
   }
   if (!s.base) {
@@ -320,8 +322,8 @@ function reserveSlot(
     return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
   }
   // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-  if (s.decidedAt !== own.seenDecision) own.next = Math.min(own.next, s.decidedAt);
-  own.seenDecision = s.decidedAt;
+  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+  own.seen = s.decidedAt;
   // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
   // word) ends, over the pace, rather than fail.
   const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));
@@ -347,8 +349,8 @@ export function createPacer(
 ): Pacer {
   let state = unpacedState(settings);
   const own: OwnSchedule = {
-    ...{ next: 0, probedAt: -Infinity, seenDecision: Infinity },
-    reportedRound: Number.NaN,
+    ...{ next: 0, probed: -Infinity, seen: Infinity },
+    round: Number.NaN,
   };
   const change = (make: (s: PaceState) => PaceState): void => {
     state = sharing ? sharing.change(make) : make(state);
@@ -379,11 +381,11 @@ export function createPacer(
       return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
     },
     throttle(now, counts, signal, replace) {
-      const reported = own.reportedRound === state.decidedAt;
+      const reported = own.round === state.decidedAt;
       change((s) =>
         throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
       );
-      own.reportedRound = state.decidedAt;
+      own.round = state.decidedAt;
     },
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
