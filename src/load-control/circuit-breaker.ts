@@ -54,8 +54,10 @@ function opened(
   settings: CircuitBreakerSettings,
   random: () => number,
 ): BreakerState {
-  const exponent = Math.min(s.failedProbes, 30);
-  const ceiling = Math.min(settings.maxBreakDurationMs, settings.breakDurationMs * 2 ** exponent);
+  const ceiling = Math.min(
+    settings.maxBreakDurationMs,
+    settings.breakDurationMs * 2 ** Math.min(s.failedProbes, 30),
+  );
   return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + random() / 2) };
 }
 
@@ -88,7 +90,7 @@ interface Breaker {
   /** A lease asked for and not answered yet. */
   asking: boolean;
   /** Another client holds the lease: ask again then. */
-  deniedUntil: number;
+  denied: number;
   /** The isolations it holds. */
   isolated: number;
 }
@@ -133,7 +135,7 @@ function trip(b: Breaker, now: number, failedProbe = false): void {
 /** The one probe: this client's if the lease is (or was) given to it, else ask again later. */
 function probe(b: Breaker, now: number): Admission {
   if (b.probing || b.asking) return Infinity;
-  if (now < b.deniedUntil) return b.deniedUntil;
+  if (now < b.denied) return b.denied;
   const taken = b.leased || (b.sharing ? b.sharing.lease() : true);
   b.leased = false;
   if (taken === true) {
@@ -141,14 +143,14 @@ function probe(b: Breaker, now: number): Admission {
     return 'probe';
   }
   if (taken === false) {
-    b.deniedUntil = now + b.settings.breakDurationMs;
-    return b.deniedUntil;
+    b.denied = now + b.settings.breakDurationMs;
+    return b.denied;
   }
   b.asking = true;
   taken.then((yes) => {
     b.asking = false;
     b.leased = yes;
-    if (!yes) b.deniedUntil = now + b.settings.breakDurationMs;
+    if (!yes) b.denied = now + b.settings.breakDurationMs;
     b.sharing?.wake();
   });
   return Infinity;
@@ -184,7 +186,7 @@ export function createCircuitBreaker(
 ): CircuitBreaker {
   const b: Breaker = {
     ...{ scope, settings, window, random, onClose, sharing, shared: CLOSED },
-    ...{ probing: false, leased: false, asking: false, deniedUntil: 0, isolated: 0 },
+    ...{ probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
   };
   return {
     get state() {

@@ -7,6 +7,7 @@ import type { PacingSettings } from './pacer';
 import {
   adopt,
   isBusy,
+  isHeld,
   newScope,
   type Pass,
   pacerChange,
@@ -106,7 +107,7 @@ const originScope = (c: Control, origin: string): Scope =>
 function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
   const o = originScope(c, origin);
   const name = routeKey(origin, route);
-  return [o, c.scopes.use(name, () => newScope(c.settings, name, o, `/${route}`))];
+  return [o, c.scopes.use(name, () => newScope(c.settings, name, o))];
 }
 
 /** Gives back the probes an attempt took, for an attempt that will not go. */
@@ -126,7 +127,7 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
   }
-  const probes = [o, r].filter((_, i) => [byOrigin, byRoute][i] === 'probe');
+  const probes = [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
   return probes.length ? probes : undefined;
 }
 
@@ -187,8 +188,7 @@ function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: numbe
   o.lastThrottle = { route: r.name, at: now };
   return (
     isAnnouncedElsewhere(o, r, ending) ||
-    o.pacer.paced ||
-    o.pacer.holdUntil > now ||
+    isHeld(o, now) ||
     (last !== undefined &&
       last.route !== r.name &&
       now - last.at < c.settings.pacing.healthyAfterMs)
@@ -252,9 +252,7 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
   // may answer any route so at random): it goes to the origin only if the origin is paced.
   const bare = signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
-  const originWide =
-    own === r &&
-    (bare ? o.pacer.paced || o.pacer.holdUntil > now : isOriginWide(c, o, r, ending, now));
+  const originWide = own === r && (bare ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
   if (originWide) {
     paced = o;
     if (ending.result !== 'success') record(o, now, ending.result, false);
@@ -307,26 +305,30 @@ function createLoadControlApi(
   store: LoadControlStore,
 ): Omit<LoadControl, 'close' | 'now'> {
   const { scopes } = c;
+
   // An ending's `sentAt` is on this process's clock too.
-  const onStore = (ending: Ending, offset: number): Ending =>
-    offset ? { ...ending, sentAt: ending.sentAt + offset } : ending;
+  const settleOn = (pass: Pass, now: number, ending: Ending): void => {
+    const d = store.clockOffset();
+    settle(c, pass, now + d, d ? { ...ending, sentAt: ending.sentAt + d } : ending);
+  };
+  const known = (origin: string, route: string) => [
+    scopes.get(origin),
+    scopes.get(routeKey(origin, route)),
+  ];
   return {
     admit(origin, route, now, latest) {
-      const offset = store.clockOffset();
-      if (!offset) return admit(c, origin, route, now, latest);
-      const verdict = admit(c, origin, route, now + offset, latest + offset);
-      if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - offset };
-      return { ...verdict, at: verdict.at - offset };
+      const d = store.clockOffset();
+      if (!d) return admit(c, origin, route, now, latest);
+      const verdict = admit(c, origin, route, now + d, latest + d);
+      if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - d };
+      return { ...verdict, at: verdict.at - d };
     },
-    settle(pass, now, ending) {
-      const offset = store.clockOffset();
-      settle(c, pass, now + offset, onStore(ending, offset));
-    },
+    settle: settleOn,
     isStillAdmitted({ origin, route, probes = [], cuts }) {
       return (
         (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
         [origin, route].every(
-          (scope) => !scope.breaker || scope.breaker.state === 'closed' || probes.includes(scope),
+          (scope) => (scope.breaker?.state ?? 'closed') === 'closed' || probes.includes(scope),
         )
       );
     },
@@ -334,21 +336,17 @@ function createLoadControlApi(
       const [o, r] = scopesOf(c, origin, route);
       o.inFlight++;
       r.inFlight++;
-      const offset = store.clockOffset();
-      settle(c, { origin: o, route: r }, now + offset, onStore(ending, offset));
+      settleOn({ origin: o, route: r }, now, ending);
     },
     subscribe: (scope, startedAt, wake, forSlot = false) =>
       (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
     isPaced(origin, route, now) {
       const t = now + store.clockOffset();
-      return [scopes.get(origin), scopes.get(routeKey(origin, route))].some(
-        (scope) => scope && (scope.pacer.paced || scope.pacer.holdUntil > t),
-      );
+      return known(origin, route).some((scope) => scope && isHeld(scope, t));
     },
     isRetryBudgetFree(origin, route, now) {
-      const o = scopes.get(origin);
-      const r = scopes.get(routeKey(origin, route));
+      const [o, r] = known(origin, route);
       if (!o || !r) return false;
       // The route's own successes and failures: the origin's connection faults are counted there too.
       const t = now + store.clockOffset();

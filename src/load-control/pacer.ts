@@ -93,23 +93,21 @@ const MIN_REFUSED = 4;
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
-const unpacedState = (settings: PacingSettings): PaceState => ({
-  base: 0,
-  since: 0,
-  slowStart: true,
-  growth: settings.growthPerSecond,
-  cap: Infinity,
-  decidedAt: Infinity,
-  cuts: 0,
-  holdUntil: 0,
-  heldAt: -Infinity,
-  roundSum: 0,
-  roundReports: 0,
-  lastSignal: -Infinity,
-  overloadSince: Infinity,
-  releasing: false,
-  ignoreOverloadUntil: -Infinity,
-});
+const unpacedState = (settings: PacingSettings): PaceState =>
+  unpace(
+    {
+      since: 0,
+      decidedAt: Infinity,
+      cuts: 0,
+      holdUntil: 0,
+      heldAt: -Infinity,
+      roundSum: 0,
+      roundReports: 0,
+      lastSignal: -Infinity,
+      ignoreOverloadUntil: -Infinity,
+    } as Draft,
+    settings,
+  );
 
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
@@ -133,8 +131,9 @@ function pace(d: Draft, settings: PacingSettings, now: number, rate: number): vo
   d.since = Math.max(now, d.holdUntil);
 }
 
-function unpace(d: Draft, settings: PacingSettings): void {
-  Object.assign(d, {
+/** Unpaces `d` (and returns it). */
+function unpace(d: Draft, settings: PacingSettings): Draft {
+  return Object.assign(d, {
     base: 0,
     overloadSince: Infinity,
     releasing: false,
@@ -147,9 +146,7 @@ function unpace(d: Draft, settings: PacingSettings): void {
 /** A paced scope with no signal for `healthyAfterMs` is unpaced (every client finds so alone). */
 function settled(s: PaceState, settings: PacingSettings, now: number): PaceState {
   if (!s.base || now - s.lastSignal < settings.healthyAfterMs) return s;
-  const d: Draft = { ...s };
-  unpace(d, settings);
-  return d;
+  return unpace({ ...s }, settings);
 }
 
 function hold(d: Draft, now: number, ms: number, replace: boolean): void {
@@ -163,18 +160,12 @@ function hold(d: Draft, now: number, ms: number, replace: boolean): void {
  * signal is spent.
  */
 function overloadNotOurs(d: Draft, settings: PacingSettings, now: number): boolean {
-  if (now < d.ignoreOverloadUntil) {
-    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
-    return true;
+  if (now >= d.ignoreOverloadUntil) {
+    if (!(now - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
+    Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
   }
-  if (d.overloadSince !== Infinity && now - d.overloadSince > PACING_WINDOW_MS * 1.2) {
-    d.base = 0;
-    d.decidedAt = Infinity;
-    d.overloadSince = Infinity;
-    d.ignoreOverloadUntil = now + settings.healthyAfterMs;
-    return true;
-  }
-  return false;
+  d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+  return true;
 }
 
 /** What a throttle signal makes of the state; `share` is this client's share of the rate. */
@@ -215,7 +206,7 @@ function throttled(
   // What this client had accepted; over its share, what the scope accepted; or the quota its
   // headers announce, if that is more: a client that spent its quota in a burst accepted too few
   // to measure from.
-  const own = (counts.successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
+  const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
   let accepted = Math.max(own / share, quotaPerSecond);
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
   if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
@@ -233,7 +224,10 @@ function throttled(
   }
   learn(d, settings, now, accepted, oldNews, waitMs === undefined);
   // A decision starts a round: this client's report is its first.
-  if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
+  if (d.decidedAt === now) {
+    d.roundSum = own;
+    d.roundReports = 1;
+  }
   return d;
 }
 
@@ -278,17 +272,17 @@ function learn(
  * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
  */
 function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
-  const d: Draft = { ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity };
-  unpace(d, settings);
-  return d;
+  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings);
 }
 
 /** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
 function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
-  const d: Draft = { ...s, lastSignal: now, overloadSince: Infinity, decidedAt: now };
-  Object.assign(d, { slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP });
+  const d: Draft = {
+    ...s,
+    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+    ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+  };
   pace(d, settings, now, rate);
-  d.releasing = true;
   return d;
 }
 
@@ -296,9 +290,11 @@ function released(s: PaceState, settings: PacingSettings, now: number, rate: num
 interface OwnSchedule {
   next: number;
   /** The round (a decision's time) this client reported what it accepted in. */
-  reportedRound: number;
-  probedAt: number;
-  seenDecision: number;
+  round: number;
+  /** When this client last sent a probe of a hold. */
+  probed: number;
+  /** The last rate decision (its time) this client saw. */
+  seen: number;
 }
 
 /** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
@@ -313,8 +309,8 @@ function reserveSlot(
 ): number {
   // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
   // (none waits for it: the others learn when the hold ends, and fail at once).
-  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probedAt) + probeEveryMs) {
-    own.probedAt = now;
+  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + probeEveryMs) {
+    own.probed = now;
     return now;
   }
   if (!s.base) {
@@ -326,8 +322,8 @@ function reserveSlot(
     return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
   }
   // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-  if (s.decidedAt !== own.seenDecision) own.next = Math.min(own.next, s.decidedAt);
-  own.seenDecision = s.decidedAt;
+  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+  own.seen = s.decidedAt;
   // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
   // word) ends, over the pace, rather than fail.
   const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));
@@ -353,8 +349,8 @@ export function createPacer(
 ): Pacer {
   let state = unpacedState(settings);
   const own: OwnSchedule = {
-    ...{ next: 0, probedAt: -Infinity, seenDecision: Infinity },
-    reportedRound: Number.NaN,
+    ...{ next: 0, probed: -Infinity, seen: Infinity },
+    round: Number.NaN,
   };
   const change = (make: (s: PaceState) => PaceState): void => {
     state = sharing ? sharing.change(make) : make(state);
@@ -385,11 +381,11 @@ export function createPacer(
       return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
     },
     throttle(now, counts, signal, replace) {
-      const reported = own.reportedRound === state.decidedAt;
+      const reported = own.round === state.decidedAt;
       change((s) =>
         throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
       );
-      own.reportedRound = state.decidedAt;
+      own.round = state.decidedAt;
     },
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),

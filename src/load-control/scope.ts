@@ -101,12 +101,7 @@ export function adopt(scope: Scope, latest: SharedScope, now: number): void {
   scope.waiters.wakeAll();
 }
 
-export function newScope(
-  settings: ScopeSettings,
-  name: string,
-  parent?: Scope,
-  route?: string,
-): Scope {
+export function newScope(settings: ScopeSettings, name: string, parent?: Scope): Scope {
   const { circuitBreaker, random, store } = settings;
   const window = createOutcomeWindow(PACING_WINDOW_MS);
   const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
@@ -126,7 +121,7 @@ export function newScope(
   };
   if (circuitBreaker) {
     const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
-    const where = parent ? { origin: parent.name, route } : { origin: name };
+    const where = whereOf(scope);
     // Released oldest first, at the rate the scope handled before it failed (or spread over a
     // second when that is unknown); with neither, there is nothing to spread. Both are this
     // client's: the rate released is the fleet's, as many times that as clients share it.
@@ -166,11 +161,14 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
   }
 }
 
+/** Whether pacing holds the scope: paced, or held until a reset. */
+export const isHeld = ({ pacer }: Scope, now: number): boolean =>
+  pacer.paced || pacer.holdUntil > now;
+
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
 export const isBusy = (scope: Scope, now: number): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.size > 0 ||
   scope.slotWaiters.size > 0 ||
-  scope.pacer.paced ||
-  scope.pacer.holdUntil > now ||
+  isHeld(scope, now) ||
   (scope.breaker !== undefined && scope.breaker.state !== 'closed');
