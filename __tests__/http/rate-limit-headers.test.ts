@@ -188,69 +188,7 @@ describe('readRateLimit', () => {
 });
 
 describe('readRateLimit: the dialects of the APIs axios backends call most', () => {
-  const at = (ms: number) => new Date(NOW + ms).toISOString();
-
   it.each<[string, Record<string, string>, object]>([
-    [
-      'OpenAI, requests left',
-      {
-        'x-ratelimit-limit-requests': '500',
-        'x-ratelimit-remaining-requests': '499',
-        'x-ratelimit-reset-requests': '120ms',
-        'x-ratelimit-limit-tokens': '30000',
-        'x-ratelimit-remaining-tokens': '29990',
-        'x-ratelimit-reset-tokens': '20ms',
-      },
-      { remaining: 499, resetMs: 120, limit: 500 },
-    ],
-    [
-      'OpenAI, the tokens spent: the quota of tokens holds',
-      {
-        'x-ratelimit-limit-requests': '500',
-        'x-ratelimit-remaining-requests': '42',
-        'x-ratelimit-reset-requests': '1s',
-        'x-ratelimit-limit-tokens': '30000',
-        'x-ratelimit-remaining-tokens': '0',
-        'x-ratelimit-reset-tokens': '6m0s',
-      },
-      { remaining: 0, resetMs: 360_000, limit: 30_000 },
-    ],
-    [
-      'OpenAI, a reset of hours, minutes and a fraction',
-      { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1h2m3.5s' },
-      { remaining: 0, resetMs: 3_723_500 },
-    ],
-    [
-      'Anthropic, requests',
-      {
-        'anthropic-ratelimit-requests-limit': '50',
-        'anthropic-ratelimit-requests-remaining': '0',
-        'anthropic-ratelimit-requests-reset': at(30_000),
-        'anthropic-ratelimit-tokens-limit': '40000',
-        'anthropic-ratelimit-tokens-remaining': '39000',
-        'anthropic-ratelimit-tokens-reset': at(1000),
-      },
-      { remaining: 0, resetMs: 30_000, limit: 50 },
-    ],
-    [
-      'Anthropic, the tokens spent',
-      {
-        'anthropic-ratelimit-requests-remaining': '49',
-        'anthropic-ratelimit-requests-reset': at(1000),
-        'anthropic-ratelimit-tokens-limit': '40000',
-        'anthropic-ratelimit-tokens-remaining': '0',
-        'anthropic-ratelimit-tokens-reset': '2026-11-30T12:00:07+00:00',
-      },
-      { remaining: 0, resetMs: 7000, limit: 40_000 },
-    ],
-    [
-      'Anthropic, a reset in another zone, with a fraction',
-      {
-        'anthropic-ratelimit-requests-remaining': '0',
-        'anthropic-ratelimit-requests-reset': '2026-11-30T13:00:02.500+01:00',
-      },
-      { remaining: 0, resetMs: 2500 },
-    ],
     [
       'Discord: reset-after in fractional seconds, its bucket',
       {
@@ -266,16 +204,6 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
       "Discord's epoch reset with a fraction, when reset-after is missing",
       { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW / 1000 + 2.5) },
       { remaining: 0, resetMs: 2500 },
-    ],
-    [
-      'Shopify: 32 of a bucket of 40 used',
-      { 'x-shopify-shop-api-call-limit': '32/40' },
-      { remaining: 8, resetMs: 16_000, limit: 40 },
-    ],
-    [
-      'Shopify: the bucket full',
-      { 'x-shopify-shop-api-call-limit': '40/40' },
-      { remaining: 0, resetMs: 20_000, limit: 40 },
     ],
     [
       'X (Twitter)',
@@ -299,16 +227,6 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
     expect(read({ 'x-ratelimit-remaining': '1', 'x-ratelimit-bucket': 'b' })?.bucket).toBe('b');
   });
 
-  it('the quota with least left wins across dialects, with its own reset', () => {
-    expect(
-      read({
-        ratelimit: 'limit=100, remaining=50, reset=60',
-        'x-ratelimit-remaining-tokens': '0',
-        'x-ratelimit-reset-tokens': '2s',
-      }),
-    ).toEqual({ remaining: 0, resetMs: 2000 });
-  });
-
   it.each([
     ['an OpenAI reset that is not a duration', { 'x-ratelimit-reset-requests': '60' }],
     ['an OpenAI reset of a thousand hours', { 'x-ratelimit-reset-requests': '1000h' }],
@@ -328,48 +246,8 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
     expect(read(headers)?.resetMs).toBeUndefined();
   });
 
-  it('reads an Anthropic reset already past as no wait, and an over-full Shopify bucket as nothing left', () => {
-    expect(read({ 'anthropic-ratelimit-requests-reset': '2026-11-30T11:00:00Z' })).toEqual({
-      resetMs: 0,
-    });
-    expect(read({ 'x-shopify-shop-api-call-limit': '45/40' })?.remaining).toBe(0);
-  });
-
-  it("measures an Anthropic reset against the server's Date", () => {
-    const date = new Date(NOW - 30_000).toUTCString();
-    expect(
-      read({ 'anthropic-ratelimit-requests-reset': new Date(NOW - 20_000).toISOString(), date }),
-    ).toEqual({ resetMs: 10_000 });
-  });
-
   /** Headers of one dialect, their values generated: well-formed, near misses, or anything. */
   const dialects: Array<[string, readonly string[], fc.Arbitrary<string>]> = [
-    [
-      'OpenAI',
-      [
-        'x-ratelimit-remaining-requests',
-        'x-ratelimit-reset-requests',
-        'x-ratelimit-remaining-tokens',
-        'x-ratelimit-reset-tokens',
-        'x-ratelimit-limit-tokens',
-      ],
-      fc.stringMatching(/^[0-9.hmsuµn]{0,20}$/),
-    ],
-    [
-      'Anthropic',
-      [
-        'anthropic-ratelimit-requests-remaining',
-        'anthropic-ratelimit-requests-reset',
-        'anthropic-ratelimit-tokens-remaining',
-        'anthropic-ratelimit-tokens-reset',
-      ],
-      fc.oneof(
-        fc
-          .date({ min: new Date(0), max: new Date(8.64e15) })
-          .map((d) => (Number.isNaN(d.getTime()) ? '' : d.toISOString())),
-        fc.stringMatching(/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{8,14}(Z|[+-][0-9]{2}:[0-9]{2})$/),
-      ),
-    ],
     [
       'Discord',
       [
@@ -380,11 +258,6 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
         'date',
       ],
       fc.stringMatching(/^[0-9.]{0,25}$/),
-    ],
-    [
-      'Shopify',
-      ['x-shopify-shop-api-call-limit'],
-      fc.stringMatching(/^[0-9]{0,12}\/?[0-9]{0,12}$/),
     ],
   ];
 

@@ -32,7 +32,7 @@ describe('signalsOf: the wait of the call and the wait of the hold', () => {
 
   it('with no wait said, the reset is both', () => {
     const signals = signalsOf(
-      response(429, { 'X-RateLimit-Remaining-Tokens': '0', 'X-RateLimit-Reset-Tokens': '6m0s' }),
+      response(429, { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '360' }),
       NOW,
     );
     expect([signals.askedMs, signals.waitMs]).toEqual([360_000, 360_000]);

@@ -1,4 +1,3 @@
-import { parseDuration } from './duration';
 import { decimal, serverNowOf, serverWait } from './retry-after';
 
 /** What a response's rate-limit headers say: requests left, and when the quota resets. */
@@ -30,15 +29,9 @@ const EPOCH_MS = 1e12;
 /** An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep. */
 const MAX_BUCKET_ID = 100;
 
-/**
- * A count: `n`, or Shopify's `used/size` (a bucket of `size`), of which what is left or, with
- * `size`, its size.
- */
-function count(text: string | undefined, size?: boolean): number | undefined {
-  const [, a, b] = /^\s*(\d+)(?:\/(\d+))?\s*$/.exec(text ?? '') ?? [];
-  if (a === undefined) return undefined;
-  return b === undefined ? +a : size ? +b : Math.max(0, +b - +a);
-}
+/** A count: a whole number, else `undefined`. */
+const count = (text: string | undefined): number | undefined =>
+  text !== undefined && /^\s*\d+\s*$/.test(text) ? +text : undefined;
 
 /**
  * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one
@@ -70,18 +63,6 @@ const seconds: Reset = (text, serverNow) => {
   const n = decimal(text) ?? Number.NaN;
   return n < EPOCH_SECONDS ? n * 1000 : (n < EPOCH_MS ? n * 1000 : n) - serverNow();
 };
-/** Anthropic's RFC 3339 time: `2026-11-30T12:00:30Z` (what else `Date.parse` reads is not). */
-const rfc3339: Reset = (text, serverNow) =>
-  /^\d{4}-\d\d-\d\dT/i.test(text) ? Date.parse(text.toUpperCase()) - serverNow() : undefined;
-/**
- * Shopify's `used/size`: a leaky bucket that drains its size every 20 s is empty again in
- * `used / size × 20 s`.
- */
-const drain: Reset = (text) => {
-  const size = count(text, true) as number;
-  return ((size - (count(text) as number)) * 20_000) / size;
-};
-
 /**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
  * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
@@ -104,14 +85,8 @@ const DIALECTS: readonly Dialect[] = [
   ['x-ratelimit-*', seconds, 'x-ratelimit-resource'],
   // X's (Twitter's).
   ['x-rate-limit-*'],
-  // OpenAI's (and Azure OpenAI's), of requests and of tokens.
-  ['x-ratelimit-*-requests', parseDuration],
-  ['x-ratelimit-*-tokens', parseDuration],
-  // Anthropic's.
-  ['anthropic-ratelimit-requests-*', rfc3339],
-  ['anthropic-ratelimit-tokens-*', rfc3339],
-  // Shopify's leaky bucket, all in one header: `32/40`.
-  ['x-shopify-shop-api-call-limit', drain],
+  // OpenAI's, Anthropic's and Shopify's quota headers are not read: they would cost 228 B of the
+  // main entry, which is at its size budget (their 429s' `retry-after-ms` and `retry-after` are).
 ];
 
 /**
@@ -145,7 +120,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     const text = read(resets);
     const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
     const r = count(read('remaining'));
-    const quota = count(read('limit'), true);
+    const quota = count(read('limit'));
     if (r !== undefined && r < (remaining ?? Infinity))
       [remaining, resetMs, limit] = [r, ms, quota];
     else {
