@@ -355,16 +355,19 @@ function createLoadControlApi(
       return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
     },
     scopes: () => scopes.values(),
-    isolate(origin) {
-      const { breaker, waiters } = originScope(c, origin);
-      if (!breaker) return;
-      breaker.isolate(storeNow(store));
-      let held = true;
-      return () => {
-        if (held) breaker.release(storeNow(store));
-        held = false;
-        waiters.wakeAll();
-      };
-    },
+    isolate: (origin) => isolate(c, store, origin),
+  };
+}
+
+/** Holds the origin's breaker open; returns its release (`undefined`: the breaker is off). */
+function isolate(c: Control, store: LoadControlStore, origin: string): (() => void) | undefined {
+  const { breaker, waiters } = originScope(c, origin);
+  if (!breaker) return;
+  breaker.isolate(storeNow(store));
+  let held = true;
+  return () => {
+    if (held) breaker.release(storeNow(store));
+    held = false;
+    waiters.wakeAll();
   };
 }

@@ -182,16 +182,14 @@ function throttled(
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
-  // scope's window mostly refused (two in three, of four at least: no random share is that high) (a burst that spent a limiter such as nginx's), a paced one's
-  // not rare among its successes. Otherwise the call's own backoff retries it, as with load
-  // control off: a server that answers a share of requests 429 at random is not slowed by a
-  // lower rate, and a rate guessed from it lost time.
+  // scope's window mostly refused (two in three, of four at least: no random share is that high;
+  // a burst that spent a limiter such as nginx's), a paced one's not rare among its successes.
+  // Otherwise the call's own backoff retries it, as with load control off: a server that answers
+  // a share of requests 429 at random is not slowed by a lower rate.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
   const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
-  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) {
-    return s;
-  }
+  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
   const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
