@@ -20,7 +20,13 @@ export type {
 } from './contract/types';
 export type { BreakerState } from './load-control/circuit-breaker';
 export type { PaceState } from './load-control/pacer';
-export type { LoadControlStore, ScopeChange, SharedScope } from './load-control/store';
+export type {
+  LoadControlStore,
+  ScopeChange,
+  SharedScope,
+  StoreFailure,
+  StoreHealth,
+} from './load-control/store';
 export {
   DEFAULT_CIRCUIT_BREAKER,
   DEFAULT_IDEMPOTENCY_KEY,

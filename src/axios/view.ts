@@ -2,6 +2,7 @@ import type { AxiosInstance } from 'axios';
 import { originOf } from '../http/origin';
 import type { CircuitState } from '../load-control/circuit-breaker';
 import { type LoadControl, whereOf } from '../load-control/load-control';
+import type { StoreHealth } from '../load-control/store';
 import { optionError } from '../options/options';
 import type { RetryBudget } from '../retry/budget';
 import { now as clockNow } from '../runtime/clock';
@@ -34,6 +35,8 @@ export interface LoadControlView {
   /** The share of the retry budget not yet spent (0 to 1); `undefined` when it is off. */
   readonly retryBudget: number | undefined;
   readonly scopes: readonly ScopeView[];
+  /** A shared store's health: connected, last answered, failures (`undefined`: none shared). */
+  readonly store: StoreHealth | undefined;
 }
 
 function of(instance: AxiosInstance) {
@@ -62,7 +65,12 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
       waiting: scope.waiters.size + scope.slotWaiters.size,
     });
   });
-  return Object.freeze({ retryBudget: budget?.remaining(now), scopes: Object.freeze(scopes) });
+  const store = control?.health();
+  return Object.freeze({
+    retryBudget: budget?.remaining(now),
+    scopes: Object.freeze(scopes),
+    store: store && Object.freeze({ ...store }),
+  });
 }
 
 /**

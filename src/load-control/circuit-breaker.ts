@@ -58,6 +58,9 @@ function opened(
   return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + random() / 2) };
 }
 
+/** The fewest attempts a client of a fleet judges its share of `minimumThroughput` on. */
+export const SHARE_FLOOR = 2;
+
 /** How a breaker takes part in a shared state: it changes it through the store. */
 export interface BreakerSharing {
   /** Makes a change of the shared state and returns it (the memory store: here, at once). */
@@ -88,6 +91,8 @@ interface Breaker {
   asking: boolean;
   /** Another client holds the lease: ask again then. */
   deniedUntil: number;
+  /** When the lease was first refused since the shared state last changed (Infinity: not refused). */
+  refusedAt: number;
   /** The isolations it holds. */
   isolated: number;
 }
@@ -96,8 +101,29 @@ const stateOf = (b: Breaker): CircuitState => (b.isolated ? 'open' : b.shared.st
 
 function change(b: Breaker, make: (s: BreakerState) => BreakerState, now: number): void {
   const previousState = stateOf(b);
-  b.shared = b.sharing ? b.sharing.change(make) : make(b.shared);
+  set(b, b.sharing ? b.sharing.change(make) : make(b.shared));
   announce(b, previousState, now);
+}
+
+/** A new shared state: a refused lease is asked for again as if for the first time. */
+function set(b: Breaker, shared: BreakerState): void {
+  if (shared.state !== b.shared.state || shared.openUntil !== b.shared.openUntil) {
+    b.refusedAt = Infinity;
+  }
+  b.shared = shared;
+}
+
+/**
+ * The lease was refused at `now`: ask again a lease time later. Refused still a lease time after
+ * the first refusal, the state unchanged (its holder's probe would have changed it), the lease
+ * has outlived its TTL (none was set, or a longer one): returns true, this client probes anyway.
+ */
+function refused(b: Breaker, now: number): boolean {
+  const { breakDurationMs } = b.settings;
+  if (now >= b.refusedAt + breakDurationMs) return true;
+  b.refusedAt = Math.min(b.refusedAt, now);
+  b.deniedUntil = now + breakDurationMs;
+  return false;
 }
 
 function announce(b: Breaker, previousState: CircuitState, now: number): void {
@@ -135,19 +161,15 @@ function probe(b: Breaker, now: number): Admission {
   if (now < b.deniedUntil) return b.deniedUntil;
   const taken = b.leased || (b.sharing ? b.sharing.lease() : true);
   b.leased = false;
-  if (taken === true) {
+  if (taken === true || (taken === false && refused(b, now))) {
     b.probing = true;
     return 'probe';
   }
-  if (taken === false) {
-    b.deniedUntil = now + b.settings.breakDurationMs;
-    return b.deniedUntil;
-  }
+  if (taken === false) return b.deniedUntil;
   b.asking = true;
   taken.then((yes) => {
     b.asking = false;
-    b.leased = yes;
-    if (!yes) b.deniedUntil = now + b.settings.breakDurationMs;
+    b.leased = yes || refused(b, now);
     b.sharing?.wake();
   });
   return Infinity;
@@ -168,8 +190,13 @@ function record(b: Breaker, now: number, result: AttemptResult, isProbe: boolean
   const { successes, failures, throttled } = b.window.counts(now);
   const total = successes + failures + throttled;
   const { minimumThroughput, failureRatio } = b.settings;
-  // A client of a fleet sees its share of the attempts: it judges its share of the throughput.
-  const enough = Math.ceil(minimumThroughput * (b.sharing?.share() ?? 1));
+  // A client of a fleet sees its share of the attempts: it judges its share of the throughput,
+  // but never fewer than SHARE_FLOOR attempts (a count of clients inflated in the store would
+  // have one failure open it).
+  const enough = Math.max(
+    Math.min(minimumThroughput, SHARE_FLOOR),
+    Math.ceil(minimumThroughput * (b.sharing?.share() ?? 1)),
+  );
   if (total >= enough && failures >= failureRatio * total) trip(b, now);
 }
 
@@ -184,6 +211,7 @@ export function createCircuitBreaker(
   const b: Breaker = {
     ...{ scope, settings, window, random, onClose, sharing, shared: CLOSED },
     ...{ probing: false, leased: false, asking: false, deniedUntil: 0, isolated: 0 },
+    refusedAt: Infinity,
   };
   return {
     get state() {
@@ -205,7 +233,7 @@ export function createCircuitBreaker(
     trip: (now) => trip(b, now),
     adopt(latest, now) {
       const previousState = stateOf(b);
-      b.shared = latest;
+      set(b, latest);
       announce(b, previousState, now);
     },
     isolate(now) {
@@ -216,7 +244,7 @@ export function createCircuitBreaker(
     release(now) {
       if (!b.isolated || --b.isolated) return;
       // The isolation ends in a closed breaker, whatever it was before (cockatiel's `isolate`).
-      b.shared = sharing ? sharing.change(close) : CLOSED;
+      set(b, sharing ? sharing.change(close) : CLOSED);
       announce(b, 'open', now);
     },
   };

@@ -1,5 +1,5 @@
 import type { RateLimit } from '../http/rate-limit-headers';
-import { DEFAULT_PACING } from '../options/options';
+import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../options/options';
 import { now as clockNow } from '../runtime/clock';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import type { AttemptResult } from './outcome-window';
@@ -15,7 +15,8 @@ import {
   type ScopeSettings,
 } from './scope';
 import { createScopeCache, type ScopeCache } from './scope-cache';
-import { type LoadControlStore, memoryStore } from './store';
+import { type LoadControlStore, memoryStore, type StoreHealth } from './store';
+import { guardStore } from './store-guard';
 import { throttleSignal } from './throttle-signal';
 
 export type { Pass, Scope } from './scope';
@@ -83,6 +84,8 @@ export interface LoadControl {
   isolate(origin: string): (() => void) | undefined;
   /** Stops hearing the store: a store outlives the clients it serves (detached ones included). */
   close(): void;
+  /** How sharing goes: a remote store's health (`undefined`: nothing shared). */
+  health(): StoreHealth | undefined;
 }
 
 /** The scopes of one client, and what it knows of their settings. */
@@ -251,11 +254,19 @@ function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
 }
 
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
-  const store = settings.store ?? memoryStore();
+  const { circuitBreaker, store: given } = settings;
+  // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
+  const pacing = settings.pacing || DEFAULT_PACING;
+  // What a store shared with others reports is bounded by the local rules (store-guard.ts).
+  const store = given
+    ? guardStore(given, {
+        ...pacing,
+        maxBreakDurationMs: (circuitBreaker || DEFAULT_CIRCUIT_BREAKER).maxBreakDurationMs,
+      })
+    : memoryStore();
   const scopeSettings: ScopeSettings = {
     ...settings,
-    // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
-    pacing: settings.pacing || DEFAULT_PACING,
+    pacing,
     store,
   };
   const c: Control = {
@@ -267,11 +278,14 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     const scope = c.scopes.get(key);
     if (scope) adopt(scope, latest, clockNow() + store.clockOffset());
   });
-  return { ...createLoadControlApi(c, store), close };
+  return { ...createLoadControlApi(c, store), close, health: () => store.health?.() };
 }
 
 /** The load control of `c`: times given on this client's clock are read on the store's. */
-function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadControl, 'close'> {
+function createLoadControlApi(
+  c: Control,
+  store: LoadControlStore,
+): Omit<LoadControl, 'close' | 'health'> {
   const { scopes } = c;
   return {
     admit(origin, route, now, latest) {

@@ -9,6 +9,7 @@ import {
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
 import type { LoadControlStore, SharedScope } from './store';
+import { supersedes } from './version';
 import { createWaitQueue, type WaitQueue } from './wait-queue';
 
 /**
@@ -90,7 +91,7 @@ const sharedOf = (scope: Scope): SharedScope => ({
 
 /** Takes the state another client left: the pacer's, then the breaker's (which may wake calls). */
 export function adopt(scope: Scope, latest: SharedScope, now: number): void {
-  if (latest.version <= scope.version) return;
+  if (!supersedes(latest.version, scope.version)) return;
   scope.version = latest.version;
   pacerChange(scope, now, (pacer) => {
     pacer.state = latest.pace;

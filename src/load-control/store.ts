@@ -57,6 +57,23 @@ export interface LoadControlStore {
   unlease(key: string): void;
   /** How many clients share the store now, this one included (1 in memory). */
   clients(): number;
+  /** A remote store: whether sharing works now (`loadControlOf` shows it). */
+  health?(): StoreHealth;
+}
+
+/** Why a remote store's last command failed. */
+export type StoreFailure = 'auth' | 'wrong-type' | 'timeout' | 'disconnected' | 'error';
+
+/** How sharing goes (a remote store's `health()`). */
+export interface StoreHealth {
+  /** Whether its connection is up and its last command was answered. */
+  readonly connected: boolean;
+  /** When a command was last answered (a `Date.now()` time; `undefined`: never). */
+  readonly lastSyncAt: number | undefined;
+  /** Commands that failed or were not answered in time, since it was made. */
+  readonly failures: number;
+  /** The last failure's kind (`undefined`: none yet). */
+  readonly lastFailure: StoreFailure | undefined;
 }
 
 /** The default: the state lives in this process only, and nothing is shared. */

@@ -1,13 +1,19 @@
 import type { BreakerState } from '../load-control/circuit-breaker';
 import type { PaceState } from '../load-control/pacer';
 import type { SharedScope } from '../load-control/store';
+import { isVersion } from '../load-control/version';
 
 /**
  * A scope's shared state as JSON in Redis, and back. JSON has no ±Infinity: they travel as the
  * strings `"Infinity"` and `"-Infinity"`. NaN is never written (the state is not stored). What
  * comes back from Redis is checked field by field: a server is not trusted, and neither is a
- * store of another version, so anything malformed decodes to `undefined`, never to an error.
+ * store of another version, so anything malformed decodes to `undefined`, never to an error; and
+ * a text over `MAX_TEXT` is not even parsed. (What the fields say is bounded by load control
+ * itself, for any store: store-guard.ts.)
  */
+
+/** The longest value or message read (bytes of UTF-16, about): a state takes some 500. */
+export const MAX_TEXT = 4096;
 
 type Field = 'number' | 'boolean';
 
@@ -82,17 +88,15 @@ function decodeBreaker(value: unknown): BreakerState | undefined {
 export function decodeScope(value: unknown): SharedScope | undefined {
   if (!isObject(value)) return undefined;
   const { version } = value;
-  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
-    return undefined;
-  }
+  if (!isVersion(version)) return undefined;
   const pace = decodePace(value.pace);
   const breaker = decodeBreaker(value.breaker);
   return pace && breaker ? { version, pace, breaker } : undefined;
 }
 
-/** `JSON.parse` that answers `undefined` instead of throwing. */
+/** `JSON.parse` that answers `undefined` instead of throwing, and for a text over `MAX_TEXT`. */
 export function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
+  if (typeof text !== 'string' || text.length > MAX_TEXT) return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -20,15 +20,16 @@ function script(source: string): Script {
 /**
  * Compare-and-set of a scope's state. KEYS[1]: the scope's key. ARGV: the version the change was
  * made on, the new state's JSON, its TTL (ms), the channel, the message. A missing key, or one
- * that holds no readable version, counts as a match. Returns nil when stored (and published),
- * else the state stored now, for the change to be made again on it.
+ * that holds no readable version (a whole number below 2^48, version.ts), or over 4 KB, counts as
+ * a match. Returns nil when stored (and published), else the state stored now, for the change to
+ * be made again on it.
  */
 export const COMPARE_AND_SET = script(`
 local stored = redis.call('GET', KEYS[1])
-if stored then
+if stored and #stored <= 4096 then
   local ok, state = pcall(cjson.decode, stored)
-  if ok and type(state) == 'table' and type(state.version) == 'number'
-    and state.version ~= tonumber(ARGV[1]) then
+  local v = ok and type(state) == 'table' and state.version
+  if type(v) == 'number' and v >= 0 and v < 2^48 and v % 1 == 0 and v ~= tonumber(ARGV[1]) then
     return stored
   end
 end

@@ -1,4 +1,5 @@
 import type { ScopeChange, SharedScope } from '../load-control/store';
+import { isNewer, isVersion, nextVersion } from '../load-control/version';
 import { decodeMessage, decodeScope, encodeMessage, encodeScope, parseJson } from './codec';
 import { COMPARE_AND_SET, type Link, UNANSWERED } from './scripts';
 
@@ -53,11 +54,11 @@ interface Chain {
 /** A change counts as one version. */
 const step = (state: SharedScope, change: ScopeChange): SharedScope => ({
   ...change(state),
-  version: state.version + 1,
+  version: nextVersion(state.version),
 });
 
 const newer = (state: SharedScope, than: SharedScope | undefined) =>
-  !than || state.version >= than.version;
+  !than || state.version === than.version || isNewer(state.version, than.version);
 
 /** Calls each listener, apart: a listener's error reaches neither the Redis client nor a write. */
 function listenerSet() {
@@ -169,7 +170,7 @@ export function scopeSync(settings: ScopeSyncSettings): ScopeSync {
 function storedVersion(reply: unknown): number | undefined {
   const value = parseJson(reply) as { version?: unknown } | undefined;
   const version = value?.version;
-  return typeof version === 'number' && Number.isSafeInteger(version) ? version : undefined;
+  return isVersion(version) ? version : undefined;
 }
 
 /**
