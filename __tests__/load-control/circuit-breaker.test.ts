@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CircuitStateChange } from '../../src/contract/types';
-import { createCircuitBreaker } from '../../src/load-control/circuit-breaker';
+import { type BreakerState, createCircuitBreaker } from '../../src/load-control/circuit-breaker';
 import { type AttemptResult, createOutcomeWindow } from '../../src/load-control/outcome-window';
 
 const settings = {
@@ -244,5 +244,68 @@ describe('createCircuitBreaker', () => {
         },
       ),
     );
+  });
+});
+
+describe('a breaker sharing its state (issue 22: the store is not trusted)', () => {
+  function shared(lease: () => boolean | Promise<boolean>, clients = 1) {
+    let state: BreakerState = { state: 'closed', openUntil: 0, failedProbes: 0 };
+    const b = createCircuitBreaker(
+      { origin: 'http://api.test' },
+      settings,
+      createOutcomeWindow(1000),
+      () => 1,
+      () => {},
+      {
+        change: (make) => {
+          state = make(state);
+          return state;
+        },
+        lease,
+        unlease: () => {},
+        wake: () => {},
+        share: () => 1 / clients,
+      },
+    );
+    return b;
+  }
+
+  it('a lease that is never given back (no TTL) blocks the probe for one lease time, no more', () => {
+    const b = shared(() => false);
+    b.trip(0);
+    // The break (500 to 1000 ms) is over: the lease is refused, asked again a lease time later...
+    expect(b.admit(1000)).toBe(1500);
+    expect(b.admit(1499)).toBe(1500);
+    // ... refused still, the state unchanged: its holder is gone, this client probes anyway.
+    expect(b.admit(1500)).toBe('probe');
+  });
+
+  it('the same with a lease answered later', async () => {
+    const b = shared(async () => false);
+    b.trip(0);
+    expect(b.admit(1000)).toBe(Infinity);
+    await Promise.resolve();
+    expect(b.admit(1000)).toBe(1500);
+    expect(b.admit(1500)).toBe(Infinity);
+    await Promise.resolve();
+    expect(b.admit(1500)).toBe('probe');
+  });
+
+  it('a lease refused while its holder probes is asked for afresh once the state changed', () => {
+    const b = shared(() => false);
+    b.trip(0);
+    expect(b.admit(1000)).toBe(1500);
+    // The holder's probe failed: a new break, and the lease is waited for again.
+    b.adopt({ state: 'open', openUntil: 2500, failedProbes: 1 }, 1200);
+    expect(b.admit(2500)).toBe(3000);
+    expect(b.admit(3000)).toBe('probe');
+  });
+
+  it('never opens on fewer than 2 attempts, however many clients the store counts', () => {
+    const b = shared(() => true, 1001);
+    b.record(0, 'failure', false);
+    expect(b.state).toBe('closed');
+    b.record(0, 'failure', false);
+    expect(b.state).toBe('open');
   });
 });
