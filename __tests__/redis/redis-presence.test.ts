@@ -4,12 +4,12 @@ import { type Link, UNANSWERED } from '../../src/redis/scripts';
 // The count of clients sharing a store, between heartbeats: pure bookkeeping, with a link that
 // answers as told (the heartbeat against a real redis-server is in redis-store.test.ts).
 
-function presence(answer: unknown) {
+function presence(answer: unknown, maxClients = 1000) {
   const link: Link = {
     command: async () => 'OK',
     script: async () => answer,
   };
-  return startPresence(link, 'clients', 'me');
+  return startPresence(link, { setKey: 'clients', client: 'me', maxClients });
 }
 
 describe('presence', () => {
@@ -37,5 +37,16 @@ describe('presence', () => {
     await jest.advanceTimersByTimeAsync(3001);
     expect(p.clients()).toBe(5);
     await p.stop();
+  });
+
+  it('counts no more than maxClients, whatever the set or the channel say (issue 22)', async () => {
+    const p = presence([100_000, '1700000000', '0'], 50);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(p.clients()).toBe(50);
+    const q = presence(UNANSWERED, 50);
+    for (let i = 0; i < 10_000; i++) q.heard(`fake-${i}`);
+    expect(q.clients()).toBe(50);
+    await p.stop();
+    await q.stop();
   });
 });

@@ -34,61 +34,60 @@ type Fields = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Fields =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-/** A number (±Infinity included), else `fallback`. */
-const num = (value: unknown, fallback: number): number =>
-  typeof value === 'number' && !Number.isNaN(value) ? value : fallback;
 const clamp = (value: number, low: number, high: number): number =>
   Math.min(Math.max(value, low), high);
-const count = (value: unknown, max: number): number =>
-  clamp(Math.floor(num(value, 0)), 0, max) || 0;
+/** `fields[key]` in [low, high] when it is a number (±Infinity included), else `fallback`. */
+const bound = (fields: Fields, key: string, low: number, high: number, fallback = low): number => {
+  const value = fields[key];
+  return typeof value === 'number' && !Number.isNaN(value) ? clamp(value, low, high) : fallback;
+};
 
 function pace(p: Fields, now: number, b: StoreBounds): PaceState {
-  const base = num(p.base, 0);
-  const decidedAt = num(p.decidedAt, Infinity);
-  const heldAt = num(p.heldAt, -Infinity);
-  const overloadSince = num(p.overloadSince, Infinity);
-  const roundReports = count(p.roundReports, 1e6);
+  const day = now + MAX_SERVER_WAIT_MS;
+  const base = bound(p, 'base', 0, MAX_SHARED_RATE);
+  const roundReports = bound(p, 'roundReports', 0, 1e6);
+  // Never (Infinity) is a time the local rules use; any other is a past one.
+  const pastOrNever = (key: string, never: boolean) =>
+    bound(p, key, -Infinity, never && p[key] === Infinity ? Infinity : now, never ? Infinity : now);
   return {
-    base: base > 0 ? clamp(base, b.minRatePerSecond, MAX_SHARED_RATE) : 0,
-    since: Math.min(num(p.since, now), now + MAX_SERVER_WAIT_MS),
+    base: base && Math.max(base, b.minRatePerSecond),
+    since: bound(p, 'since', -Infinity, day, now),
     slowStart: p.slowStart !== false,
-    growth: clamp(num(p.growth, 0), 0, 10),
-    cap: Math.max(num(p.cap, 1), 1),
-    // A paced scope was decided on in the past: a decision "to come" would make every throttle old news.
-    decidedAt: base > 0 && !(decidedAt <= now) ? now : decidedAt,
-    cuts: count(p.cuts, Number.MAX_SAFE_INTEGER),
-    holdUntil: Math.min(num(p.holdUntil, 0), now + MAX_SERVER_WAIT_MS),
+    growth: bound(p, 'growth', 0, 10),
+    cap: bound(p, 'cap', 1, Infinity),
+    // A paced scope was decided on in the past: a decision "to come" makes every throttle old news.
+    decidedAt: pastOrNever('decidedAt', !base),
+    cuts: bound(p, 'cuts', 0, Number.MAX_SAFE_INTEGER),
+    holdUntil: bound(p, 'holdUntil', -Infinity, day, 0),
     // A hold said to be set in the future (beyond a clock's error) is due a probe now.
-    heldAt: heldAt > now + 1000 ? -Infinity : Math.min(heldAt, now),
-    roundSum: roundReports ? clamp(num(p.roundSum, 0), 0, MAX_SHARED_RATE * roundReports) : 0,
+    heldAt: bound(p, 'heldAt', -Infinity, (p.heldAt as number) > now + 1000 ? -Infinity : now),
+    roundSum: bound(p, 'roundSum', 0, MAX_SHARED_RATE * roundReports),
     roundReports,
-    lastSignal: Math.min(num(p.lastSignal, -Infinity), now),
-    overloadSince: overloadSince === Infinity ? overloadSince : Math.min(overloadSince, now),
+    lastSignal: bound(p, 'lastSignal', -Infinity, now),
+    overloadSince: pastOrNever('overloadSince', true),
     releasing: p.releasing === true,
-    ignoreOverloadUntil: Math.min(num(p.ignoreOverloadUntil, -Infinity), now + b.healthyAfterMs),
+    ignoreOverloadUntil: bound(p, 'ignoreOverloadUntil', -Infinity, now + b.healthyAfterMs),
   };
 }
 
 function breaker(s: Fields, now: number, b: StoreBounds): BreakerState {
   const { state } = s;
-  if (state !== 'open' && state !== 'half-open') return CLOSED;
-  return {
-    state,
-    openUntil: Math.min(num(s.openUntil, 0), now + b.maxBreakDurationMs),
-    failedProbes: count(s.failedProbes, 1e6),
-  };
+  return state === 'open' || state === 'half-open'
+    ? {
+        state,
+        openUntil: bound(s, 'openUntil', -Infinity, now + b.maxBreakDurationMs, 0),
+        failedProbes: bound(s, 'failedProbes', 0, 1e6),
+      }
+    : CLOSED;
 }
 
 /** A state a store returned, bounded by the local rules at `now` (the store's clock); `undefined`: unreadable. */
 export function boundedScope(value: unknown, now: number, b: StoreBounds): SharedScope | undefined {
-  if (!isObject(value) || !isObject(value.pace) || !isObject(value.breaker)) return undefined;
-  const { version } = value;
-  if (!isVersion(version)) return undefined;
-  return {
-    version,
-    pace: pace(value.pace, now, b),
-    breaker: breaker(value.breaker, now, b),
-  };
+  if (!isObject(value) || !isVersion(value.version)) return undefined;
+  const { version, pace: p, breaker: s } = value;
+  return isObject(p) && isObject(s)
+    ? { version, pace: pace(p, now, b), breaker: breaker(s, now, b) }
+    : undefined;
 }
 
 /** `store`, with every state it reports bounded (`boundedScope`), and its counts too. */

@@ -1,3 +1,5 @@
+import type { StoreFailure } from '../load-control/store';
+import { failureOf } from './health';
 /**
  * The two Redis clients the store takes, told apart by their shape (neither package is imported,
  * both are optional peer dependencies), behind one small connection: send a command, say whether
@@ -11,7 +13,7 @@ export interface IoRedisClient {
   duplicate(override?: Record<string, unknown>): IoRedisClient;
   subscribe(...channels: string[]): Promise<unknown>;
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
-  on(event: 'error' | 'ready', listener: (error?: unknown) => void): unknown;
+  on(event: 'error' | 'ready' | 'end', listener: (error?: unknown) => void): unknown;
   disconnect(): void;
 }
 
@@ -26,7 +28,7 @@ export interface NodeRedisClient {
     channel: string,
     listener: (message: string, channel: string) => void,
   ): Promise<unknown>;
-  on(event: 'error' | 'ready', listener: (error?: unknown) => void): unknown;
+  on(event: 'error' | 'ready' | 'end', listener: (error?: unknown) => void): unknown;
   /** node-redis 5 */
   destroy?(): void;
   /** node-redis 4 (deprecated in 5) */
@@ -43,9 +45,21 @@ export interface Connection {
   send(args: string[]): Promise<unknown>;
   /** Subscribes on a duplicate connection, again after each reconnect. Returns its closing. */
   subscribe(channel: string, onMessage: (message: string) => void): () => void;
+  /** Why the duplicate last failed to connect (the same server, the same password), if it did. */
+  failure(): StoreFailure | undefined;
 }
 
 const ignore = (): void => {};
+
+/** The duplicate's errors, told apart (a wrong password is named so), until it is ready again. */
+function watchErrors(subscriber: Pick<NodeRedisClient, 'on'>, seen: { failure?: StoreFailure }) {
+  subscriber.on('error', (error) => {
+    seen.failure = failureOf(error);
+  });
+  subscriber.on('ready', () => {
+    seen.failure = undefined;
+  });
+}
 
 function isIoRedis(client: object): client is IoRedisClient {
   const { call, status } = client as Partial<IoRedisClient>;
@@ -58,14 +72,16 @@ function isNodeRedis(client: object): client is NodeRedisClient {
 }
 
 function ioRedis(client: IoRedisClient): Connection {
+  const seen: { failure?: StoreFailure } = {};
   return {
     library: 'ioredis',
+    failure: () => seen.failure,
     ready: () => client.status === 'ready',
     send: ([command = '', ...args]) => client.call(command, ...args),
     subscribe(channel, onMessage) {
       // The duplicate inherits the user's options: make sure it resubscribes and connects.
       const subscriber = client.duplicate({ autoResubscribe: true, lazyConnect: false });
-      subscriber.on('error', ignore);
+      watchErrors(subscriber, seen);
       subscriber.on('message', (from: string, message: string) => {
         if (from === channel) onMessage(message);
       });
@@ -79,13 +95,15 @@ function ioRedis(client: IoRedisClient): Connection {
 }
 
 function nodeRedis(client: NodeRedisClient): Connection {
+  const seen: { failure?: StoreFailure } = {};
   return {
     library: 'node-redis',
+    failure: () => seen.failure,
     ready: () => client.isReady ?? client.isOpen,
     send: (args) => client.sendCommand(args),
     subscribe(channel, onMessage) {
       const subscriber = client.duplicate();
-      subscriber.on('error', ignore);
+      watchErrors(subscriber, seen);
       // node-redis resubscribes after a reconnect itself; once more on 'ready' is harmless (one
       // listener per channel is kept) and covers a first connect that failed.
       const listener = (message: string) => onMessage(message);

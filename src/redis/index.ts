@@ -20,13 +20,20 @@
  * instead when the server lost its scripts. Pub/sub runs on a duplicate of the client.
  */
 import { randomBytes } from 'node:crypto';
-import type { LoadControlStore } from '../load-control/store';
-import { connectionOf, type RedisClient } from './client';
+import type { LoadControlStore, StoreHealth } from '../load-control/store';
+import { connectionOf, type NodeRedisClient, type RedisClient } from './client';
+import { createHealth } from './health';
 import { startPresence } from './presence';
 import { boundedLink, RELEASE, UNANSWERED } from './scripts';
 import { scopeSync } from './sync';
 
-export type { LoadControlStore, ScopeChange, SharedScope } from '../load-control/store';
+export type {
+  LoadControlStore,
+  ScopeChange,
+  SharedScope,
+  StoreFailure,
+  StoreHealth,
+} from '../load-control/store';
 export type { IoRedisClient, NodeRedisClient, RedisClient } from './client';
 
 export interface RedisStoreOptions {
@@ -47,29 +54,43 @@ export interface RedisStoreOptions {
    * @default 50
    */
   timeoutMs?: number;
+  /**
+   * The most clients the store counts (each one's share of a rate or of `minimumThroughput` is 1
+   * over their number): members a writer added to the clients' set beyond it are not obeyed.
+   * @default 1000
+   */
+  maxClients?: number;
 }
 
 export interface RedisStore extends LoadControlStore {
-  /** Stops the heartbeat, leaves the clients' set and closes the subscriber connection. */
+  /**
+   * Stops the heartbeat, leaves the clients' set and closes the subscriber connection. Done by
+   * itself when the client given ends (`quit()`, `disconnect()`): not needed to exit.
+   */
   close(): Promise<void>;
+  health(): StoreHealth;
 }
 
 const defaultOptions: Required<RedisStoreOptions> = {
   prefix: 'axios-safe-retry',
   stateTtlMs: 600_000,
   timeoutMs: 50,
+  maxClients: 1000,
 };
 
 function validate(options: Required<RedisStoreOptions>): void {
   if (typeof options.prefix !== 'string' || options.prefix === '') {
     throw new TypeError('`prefix` must be a non-empty string');
   }
-  const { stateTtlMs, timeoutMs } = options;
+  const { stateTtlMs, timeoutMs, maxClients } = options;
   if (!Number.isSafeInteger(stateTtlMs) || stateTtlMs < 1000) {
     throw new TypeError(`\`stateTtlMs\` must be an integer of at least 1000, got ${stateTtlMs}`);
   }
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0 && timeoutMs <= 60_000)) {
     throw new TypeError(`\`timeoutMs\` must be a number in (0, 60000], got ${timeoutMs}`);
+  }
+  if (!Number.isInteger(maxClients) || maxClients < 1 || maxClients > 10_000) {
+    throw new TypeError(`\`maxClients\` must be a whole number in [1, 10000], got ${maxClients}`);
   }
 }
 
@@ -91,9 +112,14 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
   const id = randomBytes(9).toString('base64url');
   let closed = false;
   let closing: Promise<void> | undefined;
-  const link = boundedLink(connection, settings.timeoutMs, () => closed);
+  const health = createHealth(prefix);
+  const link = boundedLink(connection, { timeoutMs: settings.timeoutMs, health }, () => closed);
   const leaseKey = (key: string) => `${prefix}:lease:${key}`;
-  const presence = startPresence(link, `${prefix}:clients`, id);
+  const presence = startPresence(link, {
+    setKey: `${prefix}:clients`,
+    client: id,
+    maxClients: settings.maxClients,
+  });
   const sync = scopeSync({
     link,
     client: id,
@@ -104,7 +130,8 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
   });
   const unsubscribe = connection.subscribe(`${prefix}:changes`, sync.receive);
 
-  return {
+  const store: RedisStore = {
+    health: health.health,
     clockOffset: presence.clockOffset,
     update: sync.update,
     latest: sync.latest,
@@ -129,4 +156,7 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
       return closing;
     },
   };
+  // The subscriber connection is the store's: it goes when the user's client does.
+  (client as NodeRedisClient).on('end', () => void store.close());
+  return store;
 }

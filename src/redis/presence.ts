@@ -46,7 +46,18 @@ function readBeat(reply: unknown): { clients: number; serverMs: number } | undef
   };
 }
 
-export function startPresence(link: Link, setKey: string, client: string): Presence {
+export interface PresenceSettings {
+  readonly setKey: string;
+  /** This client's id. */
+  readonly client: string;
+  /** The most clients counted (`maxClients`). */
+  readonly maxClients: number;
+}
+
+export function startPresence(
+  link: Link,
+  { setKey, client, maxClients }: PresenceSettings,
+): Presence {
   let count = 1;
   const others = new Map<string, number>();
   let samples: ClockSample[] = [];
@@ -63,7 +74,7 @@ export function startPresence(link: Link, setKey: string, client: string): Prese
     beating = false;
     const answer = reply === UNANSWERED ? undefined : readBeat(reply);
     if (!answer) return;
-    count = Math.max(1, answer.clients);
+    count = Math.min(Math.max(1, answer.clients), maxClients);
     // The server read its clock at about the middle of the round trip.
     const sample = { offset: answer.serverMs - (sent + received) / 2, roundTrip: received - sent };
     samples = samples.filter(({ at }) => received - at < CLOCK_WINDOW_MS);
@@ -78,10 +89,11 @@ export function startPresence(link: Link, setKey: string, client: string): Prese
     clients() {
       const since = now() - STALE_MS;
       for (const [other, at] of others) if (at < since) others.delete(other);
-      return Math.max(count, others.size + 1);
+      return Math.min(Math.max(count, others.size + 1), maxClients);
     },
     heard(other) {
-      others.set(other, now());
+      // Ids are the writers' to choose: no more are kept than are counted.
+      if (others.size < maxClients || others.has(other)) others.set(other, now());
     },
     clockOffset() {
       let best: ClockSample | undefined;

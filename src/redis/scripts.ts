@@ -1,6 +1,7 @@
 /// <reference types="node" />
 import { createHash } from 'node:crypto';
 import type { Connection } from './client';
+import { failureOf, type Health } from './health';
 
 /**
  * The Lua scripts of the Redis store: each change is one atomic script, and any time a script
@@ -48,8 +49,9 @@ return 0
 
 /**
  * The heartbeat: this client is alive now (server time), the clients not seen for ARGV[2] ms are
- * dropped. KEYS[1]: the clients' sorted set. ARGV: our id, the staleness (ms), the set's TTL (ms).
- * Returns { live clients, TIME seconds, TIME microseconds }.
+ * dropped, and so are members scored more than a second ahead (no client scores itself in the
+ * future: a writer did). KEYS[1]: the clients' sorted set. ARGV: our id, the staleness (ms), the
+ * set's TTL (ms). Returns { live clients, TIME seconds, TIME microseconds }.
  */
 export const HEARTBEAT = script(`
 if redis.replicate_commands then redis.replicate_commands() end
@@ -57,6 +59,7 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZADD', KEYS[1], now, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], now + 1001, '+inf')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return { redis.call('ZCARD', KEYS[1]), time[1], time[2] }
 `);
@@ -95,29 +98,41 @@ export interface Link {
   script(script: Script, keys: string[], args: string[], timeoutMs?: number): Promise<Reply>;
 }
 
-function bounded(work: () => Promise<unknown>, timeoutMs: number): Promise<Reply> {
+function bounded(work: () => Promise<unknown>, timeoutMs: number, health: Health): Promise<Reply> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(UNANSWERED), timeoutMs);
-    timer.unref?.();
-    const settle = (reply: Reply) => {
+    let settled = false;
+    const settle = (reply: Reply, error?: unknown) => {
+      if (settled) return; // a late reply, after the bound
+      settled = true;
       clearTimeout(timer);
-      resolve(reply);
+      if (error === undefined) health.answered();
+      else health.failed(error === UNANSWERED ? 'timeout' : failureOf(error));
+      resolve(error === undefined ? reply : UNANSWERED);
     };
+    const timer = setTimeout(() => settle(UNANSWERED, UNANSWERED), timeoutMs);
+    timer.unref?.();
     try {
-      work().then(settle, () => settle(UNANSWERED));
-    } catch {
-      settle(UNANSWERED);
+      work().then(settle, (error: unknown) => settle(UNANSWERED, error ?? 'error'));
+    } catch (error) {
+      settle(UNANSWERED, error ?? 'error');
     }
   });
 }
 
 export function boundedLink(
   connection: Connection,
-  timeoutMs: number,
+  { timeoutMs, health }: { readonly timeoutMs: number; readonly health: Health },
   closed: () => boolean,
 ): Link {
-  const ask = (work: () => Promise<unknown>, bound = timeoutMs) =>
-    closed() || !connection.ready() ? Promise.resolve(UNANSWERED) : bounded(work, bound);
+  const ask = (work: () => Promise<unknown>, bound = timeoutMs): Promise<Reply> => {
+    if (closed()) return Promise.resolve(UNANSWERED);
+    if (!connection.ready()) {
+      // The client would queue the command until it reconnects: not sent, counted as failed.
+      health.failed(connection.failure() ?? 'disconnected');
+      return Promise.resolve(UNANSWERED);
+    }
+    return bounded(work, bound, health);
+  };
   return {
     command: (args, bound) => ask(() => connection.send(args), bound),
     script: (source, keys, args, bound) =>
