@@ -1,11 +1,12 @@
-import type { CircuitStateChange } from '../../src';
-import { MAX_SCOPES } from '../../src/load-control/load-control';
+import { type CircuitStateChange, loadControlOf } from '../../src';
+import { IDLE_BREAKS, MAX_SCOPES } from '../../src/load-control/load-control';
 import { failureIn } from '../helpers/failure';
 import { mockClient, settle } from '../helpers/mock-client';
 
 // Issue 13, item 10: a client remembers its MAX_SCOPES most recently used scopes (an origin and
-// each of its routes is one), but an origin in
-// trouble (open breaker, hold, calls waiting, attempts in flight) is never the one forgotten.
+// each of its routes is one), but an origin in trouble (open breaker, hold, calls waiting,
+// attempts in flight) is the last one forgotten; since issue 22, one nobody calls or waits on is
+// forgotten once idle for IDLE_BREAKS × maxBreakDurationMs, and past MAX_SCOPES the oldest goes.
 // Through the public API, with a mock adapter and fake timers.
 
 beforeEach(() => {
@@ -108,4 +109,44 @@ it('origins with nothing going on are still forgotten (the bound on memory holds
   const { value } = await settle(client.get('http://quiet.test/b'));
   expect(value?.data).toBe('quiet');
   expect(value?.config.retryState?.waitedMs).toBeUndefined();
+});
+
+describe('dead origins nobody calls are forgotten (issue 22)', () => {
+  const breaker = { minimumThroughput: 2, breakDurationMs: 500, maxBreakDurationMs: 2000 };
+  const scopesOf = (client: ReturnType<typeof mockClient>['client']) =>
+    loadControlOf(client).scopes.map((scope) => scope.origin);
+
+  it('an open breaker idle for IDLE_BREAKS × maxBreakDurationMs is forgotten at a call within half as long again', async () => {
+    const { client, mock } = mockClient({ retries: 0, circuitBreaker: breaker });
+    mock.onGet(/^http:\/\/dead\.test/).reply(503);
+    mock.onGet(/^http:\/\/o\d+\.test/).reply(200, 'pong');
+    for (let i = 0; i < 2; i++) await settle(client.get(`${DEAD}/items`));
+    // The route's breaker (503s are the route's failures).
+    const deadRoute = () => loadControlOf(client).scopes.find((s) => s.origin === DEAD && s.route);
+    expect(deadRoute()?.breaker).toBe('open');
+    await jest.advanceTimersByTimeAsync(IDLE_BREAKS * breaker.maxBreakDurationMs - 100);
+    await settle(client.get('http://o1.test/ping'));
+    expect(scopesOf(client)).toContain(DEAD);
+    // The cache looks for idle scopes every half of the idle time, at a call.
+    await jest.advanceTimersByTimeAsync((IDLE_BREAKS * breaker.maxBreakDurationMs) / 2 + 100);
+    await settle(client.get('http://o2.test/ping'));
+    expect(scopesOf(client)).not.toContain(DEAD);
+  });
+
+  it('past MAX_SCOPES in trouble, the cache stays bounded, and forgets them all once idle', async () => {
+    const { client, mock } = mockClient({ retries: 0, circuitBreaker: breaker });
+    mock.onGet(/^http:\/\/d\d+\.test/).reply(503);
+    for (let i = 0; i < MAX_SCOPES + 50; i++) {
+      for (let j = 0; j < 2; j++) await client.get(`http://d${i}.test/items`).catch(() => {});
+    }
+    const kept = loadControlOf(client).scopes;
+    expect(kept.length).toBeLessThanOrEqual(MAX_SCOPES);
+    expect(kept.filter((scope) => scope.breaker === 'open').length).toBeGreaterThan(200);
+    expect(scopesOf(client)).toContain(`http://d${MAX_SCOPES + 49}.test`);
+    // Idle for long enough, they are all forgotten.
+    await jest.advanceTimersByTimeAsync(1.5 * IDLE_BREAKS * breaker.maxBreakDurationMs);
+    mock.onGet('http://fresh.test/ping').reply(200, 'pong');
+    await client.get('http://fresh.test/ping');
+    expect(scopesOf(client)).toEqual(['http://fresh.test', 'http://fresh.test']);
+  }, 30_000);
 });

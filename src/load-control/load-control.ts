@@ -6,7 +6,8 @@ import type { AttemptResult } from './outcome-window';
 import type { PacingSettings } from './pacer';
 import {
   adopt,
-  isBusy,
+  isInTrouble,
+  isInUse,
   newScope,
   type Pass,
   pacerChange,
@@ -59,6 +60,11 @@ export interface Ending {
 
 /** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
 export const MAX_SCOPES = 256;
+/**
+ * A scope nobody called for this many times `maxBreakDurationMs` (and nobody waits on) is
+ * forgotten, in trouble or not: its break is long over, and a dead origin costs no memory.
+ */
+export const IDLE_BREAKS = 4;
 
 // Weight of the latest success in the smoothed latency.
 const LATENCY_WEIGHT = 0.2;
@@ -97,13 +103,13 @@ interface Control {
 
 const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
 
-const originScope = (c: Control, origin: string): Scope =>
-  c.scopes.use(origin, () => newScope(c.settings, origin));
+const originScope = (c: Control, origin: string, now: number): Scope =>
+  c.scopes.use(origin, now, () => newScope(c.settings, origin));
 
-function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
-  const o = originScope(c, origin);
+function scopesOf(c: Control, origin: string, route: string, now: number): [Scope, Scope] {
+  const o = originScope(c, origin, now);
   const name = routeKey(origin, route);
-  return [o, c.scopes.use(name, () => newScope(c.settings, name, o, `/${route}`))];
+  return [o, c.scopes.use(name, now, () => newScope(c.settings, name, o, `/${route}`))];
 }
 
 /** Gives back the probes an attempt took, for an attempt that will not go. */
@@ -128,7 +134,7 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
 }
 
 function admit(c: Control, origin: string, route: string, now: number, latest: number): Verdict {
-  const [o, r] = scopesOf(c, origin, route);
+  const [o, r] = scopesOf(c, origin, route, now);
   const probes = askBreakers(o, r, now);
   if (probes && !Array.isArray(probes)) return probes;
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
@@ -258,19 +264,20 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
   const pacing = settings.pacing || DEFAULT_PACING;
   // What a store shared with others reports is bounded by the local rules (store-guard.ts).
-  const store = given
-    ? guardStore(given, {
-        ...pacing,
-        maxBreakDurationMs: (circuitBreaker || DEFAULT_CIRCUIT_BREAKER).maxBreakDurationMs,
-      })
-    : memoryStore();
+  const { maxBreakDurationMs } = circuitBreaker || DEFAULT_CIRCUIT_BREAKER;
+  const store = given ? guardStore(given, { ...pacing, maxBreakDurationMs }) : memoryStore();
   const scopeSettings: ScopeSettings = {
     ...settings,
     pacing,
     store,
   };
   const c: Control = {
-    scopes: createScopeCache<Scope>(MAX_SCOPES, isBusy),
+    scopes: createScopeCache<Scope>({
+      max: MAX_SCOPES,
+      idleMs: IDLE_BREAKS * maxBreakDurationMs,
+      inUse: isInUse,
+      trouble: isInTrouble,
+    }),
     settings: scopeSettings,
     pacing: !!settings.pacing,
   };
@@ -305,7 +312,7 @@ function createLoadControlApi(
       );
     },
     observe(origin, route, now, ending) {
-      const [o, r] = scopesOf(c, origin, route);
+      const [o, r] = scopesOf(c, origin, route, now);
       o.inFlight++;
       r.inFlight++;
       settle(c, { origin: o, route: r }, now + store.clockOffset(), ending);
@@ -331,7 +338,7 @@ function createLoadControlApi(
     },
     scopes: () => scopes.values(),
     isolate(origin) {
-      const { breaker, waiters } = originScope(c, origin);
+      const { breaker, waiters } = originScope(c, origin, clockNow());
       if (!breaker) return;
       breaker.isolate(clockNow());
       let held = true;

@@ -31,6 +31,8 @@ export interface Scope {
   /** The version of the shared state the store last reported (a change made here counts once it does). */
   version: number;
   inFlight: number;
+  /** When a call last asked for it (the scope cache forgets one idle for long). */
+  usedAt: number;
   /** Successes per second measured while the scope was healthy. */
   lastGoodRate: number;
   lastSuccessAt: number;
@@ -119,7 +121,7 @@ export function newScope(
       change: (make) => update((s) => ({ ...s, pace: make(s.pace) })).pace,
       share,
     }),
-    ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
+    ...{ inFlight: 0, usedAt: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
     waiters: createWaitQueue(),
     slotWaiters: createWaitQueue(),
   };
@@ -166,10 +168,12 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
 }
 
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
-export const isBusy = (scope: Scope): boolean =>
-  scope.inFlight > 0 ||
-  scope.waiters.size > 0 ||
-  scope.slotWaiters.size > 0 ||
+export const isInUse = (scope: Scope): boolean =>
+  scope.inFlight > 0 || scope.waiters.size > 0 || scope.slotWaiters.size > 0;
+
+/** A scope in trouble: the cache forgets it last, or once idle (`IDLE_BREAKS`). */
+export const isInTrouble = (scope: Scope): boolean =>
+  isInUse(scope) ||
   scope.pacer.paced ||
   scope.pacer.holdUntil > clockNow() ||
   (scope.breaker !== undefined && scope.breaker.state !== 'closed');
