@@ -5,7 +5,8 @@ import { publish } from '../runtime/metrics';
  * How sharing goes: each command's outcome is counted here, `health()` reads it (and
  * `loadControlOf` shows it), and `axios-safe-retry:store` on `diagnostics_channel` hears
  * `{ prefix, sharing, failure, failures, lastSyncAt }` when sharing stops (the first failure after
- * an answer, or before any) and when it resumes (the first answer after a failure).
+ * an answer, or before any; again when the failure changes kind) and when it resumes (the first
+ * answer after a failure).
  */
 export interface Health {
   answered(): void;
@@ -35,8 +36,9 @@ export function createHealth(prefix: string): Health {
     },
     failed(failure) {
       failures++;
+      const named = failure !== lastFailure;
       lastFailure = failure;
-      if (connected !== false) tell(false);
+      if (connected !== false || named) tell(false);
       connected = false;
     },
     health: () => ({ connected: !!connected, lastSyncAt, failures, lastFailure }),
