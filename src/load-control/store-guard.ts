@@ -90,14 +90,17 @@ export function boundedScope(value: unknown, now: number, b: StoreBounds): Share
     : undefined;
 }
 
-/** `store`, with every state it reports bounded (`boundedScope`), and its counts too. */
+/**
+ * `store`, with every state it reports bounded (`boundedScope`), and its counts too: the other
+ * methods are the store's own (the guard inherits them).
+ */
 export function guardStore(store: LoadControlStore, b: StoreBounds): LoadControlStore {
   const offset = (): number => {
     const value = store.clockOffset();
     return Math.abs(value) <= MAX_SERVER_WAIT_MS ? value : 0;
   };
   const bounded = (state: unknown) => boundedScope(state, clockNow() + offset(), b);
-  return {
+  const guarded: Partial<LoadControlStore> = {
     clockOffset: offset,
     update: (key, current, change) =>
       bounded(store.update(key, current, change)) ?? change(current),
@@ -107,9 +110,7 @@ export function guardStore(store: LoadControlStore, b: StoreBounds): LoadControl
         const safe = bounded(state);
         if (safe) listener(key, safe);
       }),
-    lease: (key, ttlMs) => store.lease(key, ttlMs),
-    unlease: (key) => store.unlease(key),
     clients: () => clamp(Math.floor(store.clients()), 1, MAX_SHARED_CLIENTS) || 1,
-    health: store.health?.bind(store),
   };
+  return Object.assign(Object.create(store) as LoadControlStore, guarded);
 }

@@ -128,8 +128,5 @@ export function connectionOf(client: unknown): Connection {
     if (isIoRedis(client)) return ioRedis(client);
     if (isNodeRedis(client)) return nodeRedis(client);
   }
-  throw new TypeError(
-    '`client` of createRedisStore must be an ioredis client (`new Redis(url)`) or a node-redis ' +
-      'client (`await createClient({ url }).connect()`)',
-  );
+  throw new TypeError('`client` must be an ioredis client (new Redis) or a node-redis client');
 }

@@ -1,12 +1,10 @@
-import type { BreakerState } from '../load-control/circuit-breaker';
-import type { PaceState } from '../load-control/pacer';
 import type { SharedScope } from '../load-control/store';
 import { isVersion } from '../load-control/version';
 
 /**
  * A scope's shared state as JSON in Redis, and back. JSON has no ±Infinity: they travel as the
  * strings `"Infinity"` and `"-Infinity"`. NaN is never written (the state is not stored). What
- * comes back from Redis is checked field by field: a server is not trusted, and neither is a
+ * comes back from Redis is checked for its shape: a server is not trusted, and neither is a
  * store of another version, so anything malformed decodes to `undefined`, never to an error; and
  * a text over `MAX_TEXT` is not even parsed. (What the fields say is bounded by load control
  * itself, for any store: store-guard.ts.)
@@ -14,34 +12,6 @@ import { isVersion } from '../load-control/version';
 
 /** The longest value or message read (bytes of UTF-16, about): a state takes some 500. */
 export const MAX_TEXT = 4096;
-
-type Field = 'number' | 'boolean';
-
-// Typed against the state types, so that a field added there fails to compile here until the
-// codec knows it (a store that dropped it would otherwise share a state without it).
-const PACE_FIELDS: Readonly<Record<keyof PaceState, Field>> = {
-  base: 'number',
-  since: 'number',
-  slowStart: 'boolean',
-  growth: 'number',
-  cap: 'number',
-  decidedAt: 'number',
-  cuts: 'number',
-  holdUntil: 'number',
-  heldAt: 'number',
-  roundSum: 'number',
-  roundReports: 'number',
-  lastSignal: 'number',
-  overloadSince: 'number',
-  releasing: 'boolean',
-  ignoreOverloadUntil: 'number',
-};
-
-const BREAKER_STATES: ReadonlySet<unknown> = new Set<BreakerState['state']>([
-  'closed',
-  'open',
-  'half-open',
-]);
 
 /** The JSON of a state, or `undefined` when it holds a NaN (which must never be shared). */
 export function encodeScope(state: SharedScope): string | undefined {
@@ -54,51 +24,36 @@ export function encodeScope(state: SharedScope): string | undefined {
   return nan ? undefined : json;
 }
 
-function number(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (value === 'Infinity') return Number.POSITIVE_INFINITY;
-  if (value === '-Infinity') return Number.NEGATIVE_INFINITY;
-  return undefined;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function decodePace(value: unknown): PaceState | undefined {
-  if (!isObject(value)) return undefined;
-  const pace: Record<string, number | boolean> = {};
-  for (const [name, kind] of Object.entries(PACE_FIELDS)) {
-    const field = kind === 'number' ? number(value[name]) : value[name];
-    if (typeof field !== kind) return undefined;
-    pace[name] = field as number | boolean;
-  }
-  return pace as unknown as PaceState;
-}
+/** An object whose fields are all of the kinds given (a state's are numbers and booleans or strings). */
+const isFlat = (value: unknown, kinds: string): value is Record<string, unknown> =>
+  isObject(value) && Object.values(value).every((field) => kinds.includes(typeof field));
 
-function decodeBreaker(value: unknown): BreakerState | undefined {
-  if (!isObject(value) || !BREAKER_STATES.has(value.state)) return undefined;
-  const openUntil = number(value.openUntil);
-  const failedProbes = number(value.failedProbes);
-  if (openUntil === undefined || failedProbes === undefined || failedProbes < 0) return undefined;
-  return { state: value.state as BreakerState['state'], openUntil, failedProbes };
-}
-
-/** A state as stored (already parsed), or `undefined` when anything in it is malformed. */
+/**
+ * A state as stored (already parsed), or `undefined` when its shape is not one: a version, a pace
+ * of numbers and booleans, a breaker of numbers and a string. The bounds of each field are load
+ * control's (store-guard.ts), typed against the state types there: not checked twice.
+ */
 export function decodeScope(value: unknown): SharedScope | undefined {
-  if (!isObject(value)) return undefined;
-  const { version } = value;
-  if (!isVersion(version)) return undefined;
-  const pace = decodePace(value.pace);
-  const breaker = decodeBreaker(value.breaker);
-  return pace && breaker ? { version, pace, breaker } : undefined;
+  if (!isObject(value) || !isVersion(value.version)) return undefined;
+  const { pace, breaker } = value;
+  return isFlat(pace, 'numberboolean') && isFlat(breaker, 'numberstring')
+    ? (value as unknown as SharedScope)
+    : undefined;
 }
+
+/** ±Infinity back from their strings. */
+const revive = (_key: string, value: unknown): unknown =>
+  value === 'Infinity' ? Infinity : value === '-Infinity' ? -Infinity : value;
 
 /** `JSON.parse` that answers `undefined` instead of throwing, and for a text over `MAX_TEXT`. */
 export function parseJson(text: unknown): unknown {
   if (typeof text !== 'string' || text.length > MAX_TEXT) return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(text, revive);
   } catch {
     return undefined;
   }

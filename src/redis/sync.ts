@@ -186,8 +186,13 @@ async function write(
 ): Promise<SharedScope | undefined> {
   let expected = base;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const next = changes.reduce(step, expected);
-    const json = encodeScope(next);
+    let next = changes.reduce(step, expected);
+    let json = encodeScope(next);
+    // Made on a stored state whose fields it cannot compute with (a NaN): made on ours instead.
+    if (json === undefined && expected !== base) {
+      next = changes.reduce(step, { ...base, version: expected.version });
+      json = encodeScope(next);
+    }
     if (json === undefined) return undefined;
     const message = encodeMessage(client, key, json);
     const args = [String(expected.version), json, String(ttlMs), channel, message];
