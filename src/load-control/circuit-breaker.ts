@@ -14,6 +14,8 @@ export type Admission = 'send' | 'probe' | number;
 
 export interface CircuitBreaker {
   readonly state: CircuitState;
+  /** Held open by `isolate` (a scope cache keeps it). */
+  readonly isolated: boolean;
   /** The shared part of its state (`store.ts`). */
   readonly shared: BreakerState;
   admit(now: number): Admission;
@@ -216,6 +218,9 @@ export function createCircuitBreaker(
   return {
     get state() {
       return stateOf(b);
+    },
+    get isolated() {
+      return b.isolated > 0;
     },
     get shared() {
       return b.shared;

@@ -167,9 +167,12 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
   }
 }
 
-/** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
+/** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin, or end an isolation. */
 export const isInUse = (scope: Scope): boolean =>
-  scope.inFlight > 0 || scope.waiters.size > 0 || scope.slotWaiters.size > 0;
+  scope.inFlight > 0 ||
+  scope.waiters.size > 0 ||
+  scope.slotWaiters.size > 0 ||
+  !!scope.breaker?.isolated;
 
 /** A scope in trouble: the cache forgets it last, or once idle (`IDLE_BREAKS`). */
 export const isInTrouble = (scope: Scope): boolean =>

@@ -12,7 +12,7 @@ import { isVersion } from './version';
  * control acts on it; a state that cannot be read is ignored, a number out of bounds clamped:
  * - a break ends within `maxBreakDurationMs`, a hold within a day, and a hold set in the future
  *   is probed at once (`heldAt`); times that are past by nature (a signal, a decision) are
- *   no later than now;
+ *   no later than now (each with `CLOCK_ERROR_MS` of room: the other clients' clocks);
  * - a rate lies in [`minRatePerSecond`, `MAX_SHARED_RATE`], its growth in [0, 10] per second,
  *   its cap at least 1;
  * - a version is a whole number below `VERSIONS` (version.ts: counted round, it never ends);
@@ -23,6 +23,8 @@ import { isVersion } from './version';
 /** The highest rate (requests per second) a stored state may set. */
 export const MAX_SHARED_RATE = 100_000;
 export const MAX_SHARED_CLIENTS = 10_000;
+/** How far another client's "now" may be ahead of ours (clock offsets are measured to a few ms). */
+export const CLOCK_ERROR_MS = 1000;
 /** The local rules a stored state is held to. */
 export interface StoreBounds {
   readonly maxBreakDurationMs: number;
@@ -59,8 +61,8 @@ function pace(p: Fields, now: number, b: StoreBounds): PaceState {
     decidedAt: pastOrNever('decidedAt', !base),
     cuts: bound(p, 'cuts', 0, Number.MAX_SAFE_INTEGER),
     holdUntil: bound(p, 'holdUntil', -Infinity, day, 0),
-    // A hold said to be set in the future (beyond a clock's error) is due a probe now.
-    heldAt: bound(p, 'heldAt', -Infinity, (p.heldAt as number) > now + 1000 ? -Infinity : now),
+    // A hold said to be set in the future is due a probe now.
+    heldAt: bound(p, 'heldAt', -Infinity, (p.heldAt as number) > now ? -Infinity : now),
     roundSum: bound(p, 'roundSum', 0, MAX_SHARED_RATE * roundReports),
     roundReports,
     lastSignal: bound(p, 'lastSignal', -Infinity, now),
@@ -99,7 +101,9 @@ export function guardStore(store: LoadControlStore, b: StoreBounds): LoadControl
     const value = store.clockOffset();
     return Math.abs(value) <= MAX_SERVER_WAIT_MS ? value : 0;
   };
-  const bounded = (state: unknown) => boundedScope(state, clockNow() + offset(), b);
+  // Another client's times are on its reading of the store's clock: a second of error is allowed.
+  const bounded = (state: unknown) =>
+    boundedScope(state, clockNow() + offset() + CLOCK_ERROR_MS, b);
   const guarded: Partial<LoadControlStore> = {
     clockOffset: offset,
     update: (key, current, change) =>
