@@ -47,19 +47,20 @@ function expectBounded(state: SharedScope, now: number) {
   expect(Number.isFinite(breaker.failedProbes)).toBe(true);
   expect(pace.holdUntil).toBeLessThanOrEqual(now + DAY);
   expect(pace.since).toBeLessThanOrEqual(now + DAY);
-  expect(pace.heldAt).toBeLessThanOrEqual(now);
-  expect(pace.lastSignal).toBeLessThanOrEqual(now);
+  // Past times: a second of clock error allowed.
+  expect(pace.heldAt).toBeLessThanOrEqual(now + 1000);
+  expect(pace.lastSignal).toBeLessThanOrEqual(now + 1000);
   expect(pace.ignoreOverloadUntil).toBeLessThanOrEqual(now + BOUNDS.healthyAfterMs);
   if (pace.base > 0) {
     expect(pace.base).toBeGreaterThanOrEqual(BOUNDS.minRatePerSecond);
     expect(pace.base).toBeLessThanOrEqual(MAX_SHARED_RATE);
-    expect(pace.decidedAt).toBeLessThanOrEqual(now);
+    expect(pace.decidedAt).toBeLessThanOrEqual(now + 1000);
   } else expect(pace.base).toBe(0);
   expect(pace.growth).toBeGreaterThanOrEqual(0);
   expect(pace.growth).toBeLessThanOrEqual(10);
   expect(pace.cap).toBeGreaterThanOrEqual(1);
   expect(pace.roundSum).toBeLessThanOrEqual(MAX_SHARED_RATE * Math.max(1, pace.roundReports));
-  if (pace.overloadSince !== Infinity) expect(pace.overloadSince).toBeLessThanOrEqual(now);
+  if (pace.overloadSince !== Infinity) expect(pace.overloadSince).toBeLessThanOrEqual(now + 1000);
 }
 
 describe('boundedScope: the one bound on what a store reports', () => {
@@ -124,8 +125,8 @@ describe('boundedScope: the one bound on what a store reports', () => {
     expect(of({ base: Infinity, decidedAt: NOW })?.pace.base).toBe(MAX_SHARED_RATE);
     expect(of({ base: 1e-9, lastSignal: Infinity })?.pace).toMatchObject({
       base: DEFAULT_PACING.minRatePerSecond,
-      lastSignal: NOW,
-      decidedAt: NOW,
+      lastSignal: NOW + 1000,
+      decidedAt: NOW + 1000,
     });
     expect(of({ base: 5, cap: 0, growth: -1 })?.pace).toMatchObject({ cap: 1, growth: 0 });
     // Not a version: the state is ignored.

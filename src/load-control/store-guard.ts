@@ -12,7 +12,7 @@ import { isVersion } from './version';
  * control acts on it; a state that cannot be read is ignored, a number out of bounds clamped:
  * - a break ends within `maxBreakDurationMs`, a hold within a day, and a hold set in the future
  *   is probed at once (`heldAt`); times that are past by nature (a signal, a decision) are
- *   no later than now (each with `CLOCK_ERROR_MS` of room: the other clients' clocks);
+ *   no later than now (with `CLOCK_ERROR_MS` of room: the other clients' clocks);
  * - a rate lies in [`minRatePerSecond`, `MAX_SHARED_RATE`], its growth in [0, 10] per second,
  *   its cap at least 1;
  * - a version is a whole number below `VERSIONS` (version.ts: counted round, it never ends);
@@ -46,11 +46,20 @@ const bound = (fields: Fields, key: string, low: number, high: number, fallback 
 
 function pace(p: Fields, now: number, b: StoreBounds): PaceState {
   const day = now + MAX_SERVER_WAIT_MS;
+  // Another client's past times are on its reading of the store's clock: a second of error is
+  // allowed (a decision a few ms ahead of ours is the same decision: its time names its round).
+  const soon = now + CLOCK_ERROR_MS;
   const base = bound(p, 'base', 0, MAX_SHARED_RATE);
   const roundReports = bound(p, 'roundReports', 0, 1e6);
   // Never (Infinity) is a time the local rules use; any other is a past one.
   const pastOrNever = (key: string, never: boolean) =>
-    bound(p, key, -Infinity, never && p[key] === Infinity ? Infinity : now, never ? Infinity : now);
+    bound(
+      p,
+      key,
+      -Infinity,
+      never && p[key] === Infinity ? Infinity : soon,
+      never ? Infinity : now,
+    );
   return {
     base: base && Math.max(base, b.minRatePerSecond),
     since: bound(p, 'since', -Infinity, day, now),
@@ -62,10 +71,10 @@ function pace(p: Fields, now: number, b: StoreBounds): PaceState {
     cuts: bound(p, 'cuts', 0, Number.MAX_SAFE_INTEGER),
     holdUntil: bound(p, 'holdUntil', -Infinity, day, 0),
     // A hold said to be set in the future is due a probe now.
-    heldAt: bound(p, 'heldAt', -Infinity, (p.heldAt as number) > now ? -Infinity : now),
+    heldAt: bound(p, 'heldAt', -Infinity, (p.heldAt as number) > soon ? -Infinity : soon),
     roundSum: bound(p, 'roundSum', 0, MAX_SHARED_RATE * roundReports),
     roundReports,
-    lastSignal: bound(p, 'lastSignal', -Infinity, now),
+    lastSignal: bound(p, 'lastSignal', -Infinity, soon),
     overloadSince: pastOrNever('overloadSince', true),
     releasing: p.releasing === true,
     ignoreOverloadUntil: bound(p, 'ignoreOverloadUntil', -Infinity, now + b.healthyAfterMs),
@@ -101,9 +110,7 @@ export function guardStore(store: LoadControlStore, b: StoreBounds): LoadControl
     const value = store.clockOffset();
     return Math.abs(value) <= MAX_SERVER_WAIT_MS ? value : 0;
   };
-  // Another client's times are on its reading of the store's clock: a second of error is allowed.
-  const bounded = (state: unknown) =>
-    boundedScope(state, clockNow() + offset() + CLOCK_ERROR_MS, b);
+  const bounded = (state: unknown) => boundedScope(state, clockNow() + offset(), b);
   const guarded: Partial<LoadControlStore> = {
     clockOffset: offset,
     update: (key, current, change) =>
