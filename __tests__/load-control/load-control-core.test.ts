@@ -56,6 +56,7 @@ function control(
       return { until: v.until };
     }
     if (v.kind === 'late') return { late: true };
+    if (v.kind === 'full') throw new Error('these tests do not fill the concurrency limit');
     seen.add(v.pass.origin);
     if (v.pass.route) seen.add(v.pass.route);
     return { pass: v.pass, at: v.at, probe: !!v.pass.probes?.length };
@@ -70,7 +71,9 @@ function control(
     retryIsFree: (origin: string, now: number) => c.isRetryBudgetFree(origin, ROUTE, now),
     /** Subscribes to every scope seen so far (the gate subscribes to those of its verdict). */
     onChange: (_origin: string, startedAt: number, wake: () => void, forSlot = false) => {
-      const offs = [...seen].map((scope) => c.subscribe(scope, startedAt, wake, forSlot));
+      const offs = [...seen].map((scope) =>
+        c.subscribe(scope, startedAt, wake, forSlot ? 'slotWaiters' : 'waiters'),
+      );
       return () => {
         for (const off of offs) off();
       };

@@ -10,7 +10,14 @@ import { classifyFailure } from '../http/classify';
 import { originOf } from '../http/origin';
 import { isPlainSuccess, signalsOf } from '../http/response-signals';
 import { routeOf } from '../http/route';
-import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
+import type {
+  Ending,
+  LoadControl,
+  Pass,
+  Queue,
+  Scope,
+  Verdict,
+} from '../load-control/load-control';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
@@ -105,10 +112,15 @@ export function observeFailure(
 
 /** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
 interface Bound {
-  readonly latest: number;
+  latest: number;
   readonly reason: StopReason;
   /** When the call must have settled: its deadline, or its axios `timeout` (else `Infinity`). */
-  readonly end: number;
+  end: number;
+  /**
+   * The latest it may wait in line for the concurrency limit: its deadline's, else
+   * `maxRetryAfterMs` (the axios `timeout` counts from the send, as in an agent's socket queue).
+   */
+  readonly inLine: number;
   /** The call has a deadline: it may wait for an open breaker (within the bound). */
   readonly waitsForBreaker: boolean;
 }
@@ -136,7 +148,8 @@ function boundOf(
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  return { latest, reason, end, waitsForBreaker };
+  const inLine = waitsForBreaker ? latest : byWait;
+  return { latest, reason, end, waitsForBreaker, inLine };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -160,16 +173,16 @@ function gateError(
   return error;
 }
 
-/** Wakes a wait at the gate once a breaker of `scopes` changes, or (`forSlot`) once it is no longer paced. */
+/** Wakes a wait at the gate once a breaker of `scopes` changes, or as `queue` says (load-control.ts). */
 function wakeOn(
   control: LoadControl,
   scopes: readonly (Scope | undefined)[],
   startedAt: number,
-  forSlot = false,
+  queue?: Queue,
 ): Interruption {
   return {
     subscribe(wake) {
-      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
+      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, queue));
       return () => {
         for (const unsubscribe of unsubscribes) unsubscribe?.();
       };
@@ -207,7 +220,10 @@ function pass(
         const { pass: held } = v;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
-          await waitUntil(v.at, wakeOn(control, [held.origin, held.route], startedAt, true));
+          await waitUntil(
+            v.at,
+            wakeOn(control, [held.origin, held.route], startedAt, 'slotWaiters'),
+          );
         } catch (error) {
           control.settle(held, now(), { result: undefined, sentAt: now() });
           throw error;
@@ -219,6 +235,17 @@ function pass(
         continue;
       }
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
+      if (v.kind === 'full') {
+        const t = now();
+        if (t >= bound.inLine) throw stop(ERR_RATE_LIMITED, t + control.latencyOf(origin));
+        await waitUntil(bound.inLine, wakeOn(control, [v.scope], startedAt, 'line'));
+        // Time in line does not count against the axios `timeout`.
+        if (!bound.waitsForBreaker) {
+          bound.latest += now() - t;
+          bound.end += now() - t;
+        }
+        continue;
+      }
       // An open breaker: a call with no deadline fails fast; one with a deadline waits within
       // its bound, woken when the breaker changes (a probe in flight may close it any moment:
       // it is expected back within the origin's usual latency).

@@ -355,14 +355,16 @@ function createRetryHandlers(
   const settings = resolveClientOptions(options);
   // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
   // charges retries by the same rule either way.
+  const { maxConcurrent } = settings;
   const control =
-    settings.circuitBreaker || settings.pacing || settings.budget
+    settings.circuitBreaker || settings.pacing || settings.budget || maxConcurrent !== Infinity
       ? createLoadControl({
           circuitBreaker: settings.circuitBreaker,
           pacing: settings.pacing,
           random: settings.options.random,
           probeEveryMs: settings.options.maxRetryAfterMs,
           store: settings.store,
+          maxConcurrent,
         })
       : undefined;
   const handlers: RetryHandlers = {

@@ -26,7 +26,9 @@ export interface ScopeView {
   /** When the hold ends, as a `Date.now()` time (`undefined`: no hold). */
   readonly holdUntil: number | undefined;
   readonly inFlight: number;
-  /** Calls waiting for the breaker or for a pacing slot. */
+  /** Attempts it lets be in flight at once (learned, or `maxConcurrent`); `undefined`: none. */
+  readonly limit: number | undefined;
+  /** Calls waiting for the breaker, a pacing slot or the limit. */
   readonly waiting: number;
 }
 
@@ -59,7 +61,8 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
       holdMs,
       holdUntil: holdMs ? wall + holdMs : undefined,
       inFlight: scope.inFlight,
-      waiting: scope.waiters.size + scope.slotWaiters.size,
+      limit: scope.limit.limit < Infinity ? scope.limit.limit : undefined,
+      waiting: scope.waiters.size + scope.slotWaiters.size + scope.line.size,
     });
   });
   return Object.freeze({ retryBudget: budget?.remaining(now), scopes: Object.freeze(scopes) });

@@ -279,6 +279,15 @@ export interface RetryOptions extends RequestRetryOptions {
    */
   pacing?: PacingOptions | false;
   /**
+   * Attempts in flight at once: a whole number ≥ 1 is a fixed limit per origin (when you know
+   * the server's); `Infinity` is none. Unset, each route learns its limit from latency (it grows
+   * while latency stays near the route's no-load latency, and shrinks when it climbs with load).
+   * Calls over the limit wait in line, oldest first, within their deadline (else
+   * `maxRetryAfterMs`); past it they fail with `ERR_RATE_LIMITED`, having sent nothing.
+   * @default undefined (learned per route, starting at 32)
+   */
+  maxConcurrent?: number;
+  /**
    * Where the pacers' and breakers' state lives: in this client (the default), or shared by
    * every client on one store, such as `createRedisStore` from `axios-safe-retry/redis`.
    * @default memoryStore()

@@ -1,6 +1,7 @@
 import type { RateLimit } from '../http/rate-limit-headers';
 import { DEFAULT_PACING } from '../options/options';
 import { now as clockNow } from '../runtime/clock';
+import { publish } from '../runtime/metrics';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import type { AttemptResult } from './outcome-window';
 import type { PacingSettings } from './pacer';
@@ -13,6 +14,7 @@ import {
   record,
   type Scope,
   type ScopeSettings,
+  whereOf,
 } from './scope';
 import { createScopeCache, type ScopeCache } from './scope-cache';
 import { type LoadControlStore, memoryStore } from './store';
@@ -29,6 +31,8 @@ export interface LoadControlSettings {
   readonly probeEveryMs: number;
   /** Where the state clients may share lives (the memory store: in this client only). */
   readonly store?: LoadControlStore | undefined;
+  /** A fixed in-flight limit per origin; `undefined`: learned per route from latency. */
+  readonly maxConcurrent?: number | undefined;
 }
 
 /**
@@ -36,10 +40,12 @@ export interface LoadControlSettings {
  * - `go`: at `at` (reserved);
  * - `wait`: for the breaker of `scope` until `until` (`Infinity`: until a probe in flight ends),
  *   then ask again;
- * - `late`: the earliest slot, `at`, is after the latest the call can use; nothing is reserved.
+ * - `late`: the earliest slot, `at`, is after the latest the call can use; nothing is reserved;
+ * - `full`: `scope` has its limit of attempts in flight: wait in its line, then ask again.
  */
 export type Verdict =
   | { readonly kind: 'go'; readonly pass: Pass; readonly at: number }
+  | { readonly kind: 'full'; readonly scope: Scope }
   | { readonly kind: 'wait'; readonly scope: Scope; readonly until: number }
   | { readonly kind: 'late'; readonly at: number };
 
@@ -69,8 +75,11 @@ export interface LoadControl {
   settle(pass: Pass, now: number, ending: Ending): void;
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
   observe(origin: string, route: string, now: number, ending: Ending): void;
-  /** Calls `wake` once the scope's breaker changes, or (`forSlot`) once it is no longer paced. */
-  subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
+  /**
+   * Calls `wake` once the scope's breaker changes, or once it is no longer paced (`slotWaiters`),
+   * or once an attempt in flight ends (`line`).
+   */
+  subscribe(scope: Scope, startedAt: number, wake: () => void, queue?: Queue): () => void;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
   /** Whether pacing holds this route or its origin (paced, or held until a reset). */
@@ -84,6 +93,8 @@ export interface LoadControl {
   /** Stops hearing the store: a store outlives the clients it serves (detached ones included). */
   close(): void;
 }
+
+export type Queue = 'waiters' | 'slotWaiters' | 'line';
 
 /** The scopes of one client, and what it knows of their settings. */
 interface Control {
@@ -128,6 +139,9 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   const [o, r] = scopesOf(c, origin, route);
   const probes = askBreakers(o, r, now);
   if (probes && !Array.isArray(probes)) return probes;
+  // A probe is never held by the limit: it is one attempt, and the origin's way back.
+  const full = probes ? undefined : [o, r].find((s) => s.inFlight >= s.limit.limit);
+  if (full) return { kind: 'full', scope: full };
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
   let at = now;
   let holdProbe: Scope | undefined;
@@ -233,10 +247,22 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, signal, replace));
 }
 
+/** Teaches the route's limit how long the attempt took (a shed or refused one: nothing of it). */
+function learn(r: Scope, now: number, { result, status = 0, originWide, sentAt }: Ending): void {
+  const shed = status >= 500 || originWide || result === 'throttled';
+  const rttMs = shed ? undefined : now - sentAt;
+  if (result && r.limit.sample({ now, sentAt, inFlight: r.inFlight, rttMs })) {
+    publish('limit', () => ({ ...whereOf(r), limit: r.limit.limit }));
+  }
+}
+
 function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
   const { origin: o, route: r } = pass;
+  learn(r, now, ending);
   o.inFlight--;
   r.inFlight--;
+  o.line.wakeOldest(o.limit.limit - o.inFlight);
+  r.line.wakeOldest(r.limit.limit - r.inFlight);
   if (ending.result === 'success') {
     const took = now - ending.sentAt;
     o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
@@ -279,6 +305,7 @@ function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadCon
       if (!offset) return admit(c, origin, route, now, latest);
       const verdict = admit(c, origin, route, now + offset, latest + offset);
       if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - offset };
+      if (verdict.kind === 'full') return verdict;
       return { ...verdict, at: verdict.at - offset };
     },
     settle: (pass, now, ending) => settle(c, pass, now + store.clockOffset(), ending),
@@ -296,8 +323,7 @@ function createLoadControlApi(c: Control, store: LoadControlStore): Omit<LoadCon
       r.inFlight++;
       settle(c, { origin: o, route: r }, now + store.clockOffset(), ending);
     },
-    subscribe: (scope, startedAt, wake, forSlot = false) =>
-      (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
+    subscribe: (scope, startedAt, wake, queue = 'waiters') => scope[queue].add(startedAt, wake),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
     isPaced(origin, route, now) {
       const t = now + store.clockOffset();

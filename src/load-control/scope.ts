@@ -6,6 +6,7 @@ import {
   CLOSED,
   createCircuitBreaker,
 } from './circuit-breaker';
+import { type ConcurrencyLimit, createConcurrencyLimit, fixedLimit } from './concurrency-limit';
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
 import type { LoadControlStore, SharedScope } from './store';
@@ -39,6 +40,10 @@ export interface Scope {
   readonly waiters: WaitQueue;
   /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
   readonly slotWaiters: WaitQueue;
+  /** The in-flight limit: learned per route, or the user's `maxConcurrent` per origin. */
+  readonly limit: ConcurrencyLimit;
+  /** Calls over the limit, woken oldest first as attempts end. */
+  readonly line: WaitQueue;
   /** Origins only: the route that was last throttled, and when. */
   lastThrottle?: { readonly route: string; readonly at: number } | undefined;
   /** The pass of every plain attempt (made once: the success path allocates none). */
@@ -63,6 +68,8 @@ export interface ScopeSettings {
   readonly random: () => number;
   readonly probeEveryMs: number;
   readonly store: LoadControlStore;
+  /** A fixed limit per origin; `undefined`: learned per route. */
+  readonly maxConcurrent?: number | undefined;
 }
 
 /** Where a scope is: its origin, and its route when it is a route's. */
@@ -121,6 +128,13 @@ export function newScope(
     ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
     waiters: createWaitQueue(),
     slotWaiters: createWaitQueue(),
+    limit:
+      settings.maxConcurrent === undefined
+        ? parent
+          ? createConcurrencyLimit()
+          : fixedLimit(Infinity)
+        : fixedLimit(parent ? Infinity : settings.maxConcurrent),
+    line: createWaitQueue(),
   };
   if (circuitBreaker) {
     const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
@@ -169,6 +183,7 @@ export const isBusy = (scope: Scope): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.size > 0 ||
   scope.slotWaiters.size > 0 ||
+  scope.line.size > 0 ||
   scope.pacer.paced ||
   scope.pacer.holdUntil > clockNow() ||
   (scope.breaker !== undefined && scope.breaker.state !== 'closed');

@@ -4,10 +4,16 @@ export interface WaitQueue {
   /** Adds a call that started at `startedAt`; returns its removal. */
   add(startedAt: number, wake: () => void): () => void;
   wakeAll(): void;
+  /** Wakes the `n` oldest. */
+  wakeOldest(n: number): void;
 }
 
 export function createWaitQueue(): WaitQueue {
   let waiters: { readonly startedAt: number; readonly wake: () => void }[] = [];
+  const wakeOldest = (n: number): void => {
+    const woken = waiters.sort((a, b) => a.startedAt - b.startedAt).splice(0, n);
+    for (const waiter of woken) waiter.wake();
+  };
   return {
     get size() {
       return waiters.length;
@@ -19,10 +25,7 @@ export function createWaitQueue(): WaitQueue {
         waiters = waiters.filter((w) => w !== waiter);
       };
     },
-    wakeAll() {
-      const woken = waiters.sort((a, b) => a.startedAt - b.startedAt);
-      waiters = [];
-      for (const waiter of woken) waiter.wake();
-    },
+    wakeAll: () => wakeOldest(Infinity),
+    wakeOldest,
   };
 }

@@ -62,7 +62,7 @@ function defaultsOf<T>(schema: AnySchema): T {
 /** Options with no default: unset unless given. */
 type Unset = Exclude<keyof RequestRetryOptions, keyof typeof DEFAULT_OPTIONS>;
 /** The client's option groups: each has a schema and defaults of its own. */
-type Group = 'retryBudget' | 'circuitBreaker' | 'pacing';
+type Group = 'retryBudget' | 'circuitBreaker' | 'pacing' | 'maxConcurrent';
 
 export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   retries: [
@@ -99,6 +99,10 @@ export const CLIENT_SCHEMA: Schema<RetryOptions, Unset | Group | 'store'> = {
   retryBudget: FALSE_OR_OBJECT,
   circuitBreaker: FALSE_OR_OBJECT,
   pacing: FALSE_OR_OBJECT,
+  maxConcurrent: [
+    (v) => v === Infinity || (Number.isInteger(v) && (v as number) >= 1),
+    'a whole number ≥ 1, or Infinity',
+  ],
   store: [
     (v) =>
       isObject(v) &&
@@ -250,12 +254,13 @@ export interface ClientSettings {
   readonly budget: RetryBudgetSettings | false;
   readonly circuitBreaker: CircuitBreakerSettings | false;
   readonly pacing: PacingSettings | false;
+  readonly maxConcurrent: number | undefined;
   readonly store: LoadControlStore | undefined;
 }
 
 /** Validates client options; throws a TypeError naming the first bad option. */
 export function resolveClientOptions(options: RetryOptions = {}): ClientSettings {
-  const { retryBudget, circuitBreaker, pacing, store, ...given } = checked(
+  const { retryBudget, circuitBreaker, pacing, maxConcurrent, store, ...given } = checked(
     options,
     CLIENT_SCHEMA,
     '',
@@ -284,6 +289,7 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     budget: group(retryBudget, DEFAULT_RETRY_BUDGET, BUDGET_SCHEMA, 'retryBudget.'),
     circuitBreaker: breaker,
     pacing: group(pacing, DEFAULT_PACING, PACING_SCHEMA, 'pacing.'),
+    maxConcurrent,
     store,
   };
 }
