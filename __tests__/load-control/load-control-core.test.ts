@@ -47,6 +47,8 @@ function control(
     pacing: options.pacing === false ? false : DEFAULT_PACING,
     random: () => 1,
     probeEveryMs: 60_000,
+    // These tests leave attempts in flight by the hundred: the limit is tested on its own.
+    maxConcurrent: Infinity,
     ...overrides,
   });
   const seen = new Set<Scope>();

@@ -39,50 +39,77 @@ export const INITIAL_LIMIT = 32;
 const MAX_LIMIT = 10_000;
 const TOLERANCE = 1.5;
 const SLACK_MS = 10;
-const LONG_MS = 30_000;
+/** How often the no-load latency is measured again. */
+export const PROBE_EVERY_MS = 30_000;
 
 /** A fixed limit (`Infinity`: none): it learns nothing. */
 export const fixedLimit = (limit: number): ConcurrencyLimit => ({ limit, sample: () => false });
 
 export function createConcurrencyLimit(): ConcurrencyLimit {
   let limit = INITIAL_LIMIT;
-  // The least latency of the previous and the current long window, and when the current began.
-  let lows = [Infinity, Infinity];
-  let longFrom = -Infinity;
+  let noLoad = Infinity;
+  let rounds = 0;
+  let probedAt = -Infinity;
+  // While the no-load latency is measured: the limit to go back to.
+  let saved: number | undefined;
+  let savedLeast = 0;
+  let skip = false;
   let roundFrom: number | undefined;
   let least = Infinity;
   let most = 0;
   let shed = false;
   let queued = false;
+  /** The law at the end of a round; `rttMs` is the latency of the attempt that ended it. */
+  const endRound = (now: number, rttMs: number | undefined): void => {
+    const barOf = (ms: number): number => Math.max(TOLERANCE * ms, ms + SLACK_MS);
+    if (saved !== undefined) {
+      // The attempt that ended the probe was sent with few in flight: its latency is the
+      // no-load latency now (lower, or higher if the server itself got slower). Back to the
+      // limit, cut at once if the latency before the probe was a queue's.
+      if (rttMs !== undefined) noLoad = rttMs;
+      const bar = barOf(noLoad);
+      limit =
+        savedLeast > bar ? Math.min(saved, (saved * bar) / savedLeast + Math.sqrt(saved)) : saved;
+      saved = undefined;
+      queued = false;
+      // The round the limit comes back in begins as a burst into an idle server: it says nothing.
+      skip = true;
+    } else if (skip) {
+      skip = false;
+    } else if (++rounds === 1 || now - probedAt >= PROBE_EVERY_MS) {
+      // After the first round (a cold start or a slow first burst raises its every latency),
+      // then every `PROBE_EVERY_MS`: a round at a quarter of the limit.
+      probedAt = now;
+      saved = limit;
+      savedLeast = least;
+      limit = Math.max(1, limit / 4);
+    } else if (least > barOf(noLoad)) {
+      if (queued) {
+        limit = Math.min(limit, limit * Math.max(0.5, barOf(noLoad) / least) + Math.sqrt(limit));
+      }
+      queued = true;
+    } else {
+      queued = false;
+      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) {
+        limit += Math.max(Math.sqrt(limit), limit / 4);
+      }
+    }
+  };
   return {
     get limit() {
       return Math.floor(limit);
     },
     sample({ now, sentAt, inFlight, rttMs }) {
-      if (now - longFrom >= LONG_MS) {
-        lows = [lows[1] as number, Infinity];
-        longFrom = now;
-      }
       if (rttMs === undefined) shed = true;
       else {
-        lows[1] = Math.min(lows[1] as number, rttMs);
+        noLoad = Math.min(noLoad, rttMs);
         least = Math.min(least, rttMs);
       }
       most = Math.max(most, inFlight);
       roundFrom ??= now;
       if (sentAt < roundFrom) return false;
       const before = Math.floor(limit);
-      const noLoad = Math.min(...lows);
-      const bar = Math.max(TOLERANCE * noLoad, noLoad + SLACK_MS);
-      if (least > bar) {
-        if (queued) limit = Math.min(limit, limit * Math.max(0.5, bar / least) + Math.sqrt(limit));
-        queued = true;
-      } else {
-        queued = false;
-        if (!shed && (rttMs as number) <= bar && most > limit / 2) {
-          limit += Math.max(Math.sqrt(limit), limit / 4);
-        }
-      }
+      endRound(now, rttMs);
       limit = Math.min(Math.max(limit, 1), MAX_LIMIT);
       roundFrom = now;
       least = Infinity;
