@@ -9,6 +9,7 @@ import { fixed } from './report/format';
 import { BENCH_COMMAND, renderBenchmarksMarkdown } from './report/markdown';
 import { renderArrivalChart } from './report/svg';
 import { renderTextTable } from './report/table';
+import { adaptiveConcurrency } from './scenarios/adaptive-concurrency';
 import { contentionHerd } from './scenarios/contention-herd';
 import { failover } from './scenarios/failover';
 import { fullOutage } from './scenarios/full-outage';
@@ -82,6 +83,8 @@ async function main(): Promise<void> {
     wholeSecondResets,
     // Real time on loopback (issue 16): `npm run bench -- layers`.
     throughLayers,
+    // Real time on loopback (issue 24): `npm run bench -- adaptive`.
+    adaptiveConcurrency,
   ];
   const chosen = all.filter(
     (s) => !only.length || only.some((n) => s.name.toLowerCase().includes(n)),
