@@ -5,8 +5,12 @@
  * latency stays near the no-load latency and shrinks when every attempt of a round waits.
  *
  * - A **round** is one round trip: it ends when an attempt sent after it began comes back.
- * - The **no-load latency** is the least seen over the last minute (two windows of 30 s): a cold
- *   connection, a slow tail or a GC pause raise samples, never this minimum.
+ * - The **no-load latency** is the least seen since it was last **probed**: once the limit is
+ *   first reached, then every 30 s while it is reached, one round runs at a quarter of the
+ *   limit, and the attempt that ends it (sent with few in flight) measures it afresh. A cold
+ *   start raises the first latencies; a server that got slower for good is measured so; and a
+ *   queue kept at the limit does not pass for the server's own latency. A slow tail or a GC
+ *   pause raises samples, never this minimum.
  * - **Queueing**: the least latency of a round is above `1.5 ×` the no-load latency (and 10 ms
  *   more): every attempt of it waited. Two such rounds in a row cut the limit to
  *   `limit × gradient + √limit` (the gradient `bar / least`, at least ½; `√limit` is the queue
@@ -48,7 +52,6 @@ export const fixedLimit = (limit: number): ConcurrencyLimit => ({ limit, sample:
 export function createConcurrencyLimit(): ConcurrencyLimit {
   let limit = INITIAL_LIMIT;
   let noLoad = Infinity;
-  let rounds = 0;
   let probedAt = -Infinity;
   // While the no-load latency is measured: the limit to go back to.
   let saved: number | undefined;
@@ -76,9 +79,10 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       skip = true;
     } else if (skip) {
       skip = false;
-    } else if (++rounds === 1 || now - probedAt >= PROBE_EVERY_MS) {
-      // After the first round (a cold start or a slow first burst raises its every latency),
-      // then every `PROBE_EVERY_MS`: a round at a quarter of the limit.
+    } else if (now - probedAt >= PROBE_EVERY_MS && most > limit / 2) {
+      // Once the limit is reached (a cold start or a slow first burst raises every latency of the
+      // first round), then every `PROBE_EVERY_MS`: a round at a quarter of the limit. A client
+      // that uses half its limit or less is never held by it: it needs no probe.
       probedAt = now;
       saved = limit;
       savedLeast = least;
