@@ -34,7 +34,8 @@ export interface RetryState {
   readonly finalAttempt?: boolean;
   /**
    * Milliseconds the call's attempts waited at the gate of their origin: for its breaker to let
-   * them through, or for a slot of its pacing. Absent if they never waited.
+   * them through, for a slot of its pacing, or in line for its concurrency limit. Absent if they
+   * never waited.
    */
   readonly waitedMs?: number;
   /**
