@@ -134,16 +134,22 @@ export const pacingOff: Contestant = {
 };
 
 /**
- * The defaults with all load control off (`circuitBreaker: false, pacing: false`: the FAQ's
- * setting for tests, and what a user who meets trouble with load control turns to): only in the
- * scenarios that compare against it.
+ * The defaults with all load control off (`circuitBreaker: false, pacing: false,
+ * maxConcurrent: Infinity`: the FAQ's setting for tests, and what a user who meets trouble with
+ * load control turns to): only in the scenarios that compare against it.
  */
 export const loadControlOff: Contestant = {
   name: 'axios-safe-retry, load control off',
   kind: 'ours',
-  describe: (s) => ourDescription(s, ', circuitBreaker: false, pacing: false'),
+  describe: (s) =>
+    ourDescription(s, ', circuitBreaker: false, pacing: false, maxConcurrent: Infinity'),
   attach: (instance, s) => {
-    attachRetry(instance, { ...ourOptions(s), circuitBreaker: false, pacing: false });
+    attachRetry(instance, {
+      ...ourOptions(s),
+      circuitBreaker: false,
+      pacing: false,
+      maxConcurrent: Infinity,
+    });
   },
 };
 

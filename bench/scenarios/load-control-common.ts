@@ -95,4 +95,4 @@ export function spanMs(
 }
 
 export const LOAD_CONTROL_CONTESTANTS =
-  'Contestants: axios-retry 4.5, axios-safe-retry with its defaults (the targets are for it), and axios-safe-retry with load control off (`circuitBreaker: false, pacing: false`), each as in the list above.';
+  'Contestants: axios-retry 4.5, axios-safe-retry with its defaults (the targets are for it), and axios-safe-retry with load control off (`circuitBreaker: false, pacing: false, maxConcurrent: Infinity`), each as in the list above.';
