@@ -56,6 +56,8 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
   // While the no-load latency is measured: the limit to go back to.
   let saved: number | undefined;
   let savedLeast = 0;
+  // The limit the last probe ran at: the server took that many at its no-load latency.
+  let floor = 0;
   let skip = false;
   let roundFrom: number | undefined;
   let least = Infinity;
@@ -69,7 +71,11 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       // The attempt that ended the probe was sent with few in flight: its latency is the
       // no-load latency now (lower, or higher if the server itself got slower). Back to the
       // limit, cut at once if the latency before the probe was a queue's.
-      if (rttMs !== undefined) noLoad = rttMs;
+      if (rttMs !== undefined) {
+        noLoad = rttMs;
+        // The server serves that many at once at its no-load latency.
+        floor = limit;
+      }
       const bar = barOf(noLoad);
       limit =
         savedLeast > bar ? Math.min(saved, (saved * bar) / savedLeast + Math.sqrt(saved)) : saved;
@@ -88,8 +94,13 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       savedLeast = least;
       limit = Math.max(1, limit / 4);
     } else if (least > barOf(noLoad)) {
-      if (queued) {
-        limit = Math.min(limit, limit * Math.max(0.5, barOf(noLoad) / least) + Math.sqrt(limit));
+      // A queue's latency buys no throughput (Little: in flight / latency); a latency that rises
+      // with in flight while the throughput still does (a client short of CPU, say) is not the
+      // server's queue. Before the first probe nothing is cut: a client that never used half its
+      // limit has not been held by it.
+      if (queued && most / least <= (1.25 * floor) / noLoad) {
+        const cut = limit * Math.max(0.5, barOf(noLoad) / least) + Math.sqrt(limit);
+        limit = Math.max(Math.min(floor, limit), Math.min(limit, cut));
       }
       queued = true;
     } else {
