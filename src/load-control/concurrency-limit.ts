@@ -14,7 +14,10 @@
  * - **Queueing**: the least latency of a round is above `1.5 ×` the no-load latency (and 10 ms
  *   more): every attempt of it waited. Two such rounds in a row cut the limit to
  *   `limit × gradient + √limit` (the gradient `bar / least`, at least ½; `√limit` is the queue
- *   allowed), so one round stretched by a pause cuts nothing.
+ *   allowed), so one round stretched by a pause cuts nothing; and only while the throughput
+ *   (Little: in flight / latency) is no more than 1.25 × the probe's (a queue's latency buys no
+ *   throughput; a client short of CPU is slower with more in flight, yet serves more), and never
+ *   below the limit the probe ran at (the server took that many at its no-load latency).
  * - **Growth**, by a quarter (√limit, if more), when the attempt that ended the round (the first
  *   to come back of those sent in it: it met the queue as the round began) was near the no-load
  *   latency, nothing in the round was shed, and the round used more than half the limit: an
