@@ -61,6 +61,9 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
   let savedLeast = 0;
   // The limit the last probe ran at: the server took that many at its no-load latency.
   let floor = 0;
+  // The most throughput seen since (per ms): growth past the latency bar must still add to it.
+  let best = 0;
+  const grown = (): number => Math.max(Math.sqrt(limit), limit / 4);
   let skip = false;
   let roundFrom: number | undefined;
   let least = Infinity;
@@ -78,6 +81,7 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
         noLoad = rttMs;
         // The server serves that many at once at its no-load latency.
         floor = limit;
+        best = limit / rttMs;
       }
       const bar = barOf(noLoad);
       limit =
@@ -101,16 +105,16 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       // with in flight while the throughput still does (a client short of CPU, say) is not the
       // server's queue. Before the first probe nothing is cut: a client that never used half its
       // limit has not been held by it.
-      if (queued && most / least <= (1.25 * floor) / noLoad) {
+      const throughput = most / least;
+      if (throughput <= (1.25 * floor) / noLoad) {
         const cut = limit * Math.max(0.5, barOf(noLoad) / least) + Math.sqrt(limit);
-        limit = Math.max(Math.min(floor, limit), Math.min(limit, cut));
-      }
+        if (queued) limit = Math.max(Math.min(floor, limit), Math.min(limit, cut));
+      } else if (throughput > 1.25 * best && most > limit / 2) limit += grown();
+      best = Math.max(best, throughput);
       queued = true;
     } else {
       queued = false;
-      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) {
-        limit += Math.max(Math.sqrt(limit), limit / 4);
-      }
+      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) limit += grown();
     }
   };
   return {
