@@ -73,7 +73,8 @@ describe('createConcurrencyLimit', () => {
     // 1.5 × capacity, the √limit of queue allowed, and a round or two of growth.
     expect(run.limit).toBeGreaterThanOrEqual(8);
     expect(run.limit).toBeLessThanOrEqual(28);
-    expect(run.mostQueued).toBeLessThanOrEqual(INITIAL_LIMIT - 8);
+    // The target: a queue of 32 at most.
+    expect(run.mostQueued).toBeLessThanOrEqual(32);
     // Never below the server's capacity: no throughput lost.
     expect(Math.min(...run.trace.map((t) => t.limit))).toBeGreaterThanOrEqual(8);
   });
