@@ -114,7 +114,8 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       queued = true;
     } else {
       queued = false;
-      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) limit += grown();
+      // Latency flat with more in flight: half as much again (a quarter, past the bar below).
+      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) limit += 2 * grown();
     }
   };
   return {
