@@ -114,8 +114,7 @@ export function createConcurrencyLimit(): ConcurrencyLimit {
       queued = true;
     } else {
       queued = false;
-      // Latency flat with more in flight: half as much again (a quarter, past the bar below).
-      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) limit += 2 * grown();
+      if (!shed && (rttMs as number) <= barOf(noLoad) && most > limit / 2) limit += grown();
     }
   };
   return {
