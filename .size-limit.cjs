@@ -25,7 +25,7 @@ module.exports = [
     // of issue 14 was missed and the guard moved up with each feature, to 14 144 B (load control
     // views, diagnostics_channel metrics, the store seam of issue 15). Issue 25 stops that: the
     // TARGET is 12 KiB (12 288 B); this guard is lowered to what each pay-down reaches, and only
-    // ever lowered. Issue 25's session: 14 075 B measured here (its features paid for by
+    // ever lowered. Issue 25's session: 14 078 B measured here (its features paid for by
     // consolidation and by leaving three quota dialects out); the guard down to 14 100 B.
     name: 'axios-safe-retry (main entry)',
     path: 'dist/index.mjs',
