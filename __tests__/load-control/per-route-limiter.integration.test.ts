@@ -50,6 +50,8 @@ async function run(loadControl: boolean) {
       limitedSeen,
       ok: fast.filter((r) => r.response).length,
       failed: fast.filter((r) => !r.response).map(describe13),
+      // How many /fast calls load control made wait before they were sent.
+      waited: fast.filter((r) => r.response?.config.retryState?.waitedMs !== undefined).length,
       elapsed,
     };
   } finally {
@@ -63,9 +65,11 @@ it("after a 429 of a limiter on /limited only, 50 calls to /fast: 50 of 50, with
   expect(off).toMatchObject({ ok: 50, second: 'ERR_BAD_REQUEST 429 retries-exhausted' });
   expect(on.limitedSeen).toBe('1;w=10');
   expect(on.second).toMatch(/^still pending/);
-  expect(on).toMatchObject({ first: 'ok 200', ok: 50, failed: [] });
-  // 1.5× off's time, plus 250 ms for a loaded machine (the measured failure was 188×).
-  expect({ on: on.elapsed, within: on.elapsed <= 1.5 * off.elapsed + 250 }).toEqual({
+  expect(on).toMatchObject({ first: 'ok 200', ok: 50, failed: [], waited: 0 });
+  // 1.5× off's time, plus a second for a loaded machine: CI runs this file beside others on
+  // 2 cores (250 ms of slack failed there once). The measured failure was 188×; `waited: 0`
+  // above is the exact form of the claim.
+  expect({ on: on.elapsed, within: on.elapsed <= 1.5 * off.elapsed + 1000 }).toEqual({
     on: on.elapsed,
     within: true,
   });
