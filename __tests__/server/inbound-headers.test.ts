@@ -158,34 +158,38 @@ describe('hostile inbound headers: bounded, never obeyed past the bounds', () =>
   });
 });
 
-// Seen failing under axios 1.1.0 (the axios matrix's oldest): no attempt starts, but the answer is
-// not marked "don't retry". The newest 1.x passes; the versions between are not bisected. A known
-// miss, said so here rather than hidden: the suite skips it, loudly, below axios 1.7.
+// Under axios before 1.7, a call whose signal is aborted before it starts is rejected with a
+// `CanceledError` that has no config (axios 1.1.0's dispatchRequest: `new CanceledError()`), so
+// no interceptor can tell which call it was. The layer marks its answer when it aborts such a
+// call; but `retryLayer.errorHandler()`, given only that error, cannot know it is one of its
+// calls: that one case is skipped, loudly, below axios 1.7 (a known miss).
 const AXIOS_VERSION = (axios as { VERSION?: string }).VERSION ?? '0.0.0';
-const markedSpentDeadline = !/^(0\.|1\.[0-6]\.)/.test(AXIOS_VERSION);
-if (!markedSpentDeadline) {
-  console.warn(`inbound-headers: skipping the spent-deadline mark under axios ${AXIOS_VERSION}`);
+const cancelCarriesConfig = !/^(0\.|1\.[0-6]\.)/.test(AXIOS_VERSION);
+if (!cancelCarriesConfig) {
+  console.warn(
+    `inbound-headers: skipping the error handler's spent-deadline case under axios ${AXIOS_VERSION}`,
+  );
 }
 
-(markedSpentDeadline ? describe : describe.skip)(
-  'a spent inbound deadline: no attempt below, and the caller is told not to retry',
-  () => {
-    it.each<[string, IncomingMessage['headers']]>([
-      ['request-deadline-ms: 0', { 'request-deadline-ms': '0' }],
-      ['request-deadline-ms: 00', { 'request-deadline-ms': '00' }],
-      ['grpc-timeout: 0m', { 'grpc-timeout': '0m' }],
-      ['grpc-timeout: 5n', { 'grpc-timeout': '5n' }],
-      ['request-deadline-ms: 1 (less than the margin)', { 'request-deadline-ms': '1' }],
-      ['request-deadline-ms: 49 (less than the margin)', { 'request-deadline-ms': '49' }],
-    ])('%s', async (_, headers) => {
-      const { attempts, error, res } = await handle(headers);
-      expect(attempts).toHaveLength(0);
-      expect(error?.code).toBe('ERR_CANCELED');
-      expect(res.statusCode).toBe(502);
-      expect(res.headers[SHOULD_RETRY_HEADER.toLowerCase()]).toBe('false');
-    });
+describe('a spent inbound deadline: no attempt below, and the caller is told not to retry', () => {
+  it.each<[string, IncomingMessage['headers']]>([
+    ['request-deadline-ms: 0', { 'request-deadline-ms': '0' }],
+    ['request-deadline-ms: 00', { 'request-deadline-ms': '00' }],
+    ['grpc-timeout: 0m', { 'grpc-timeout': '0m' }],
+    ['grpc-timeout: 5n', { 'grpc-timeout': '5n' }],
+    ['request-deadline-ms: 1 (less than the margin)', { 'request-deadline-ms': '1' }],
+    ['request-deadline-ms: 49 (less than the margin)', { 'request-deadline-ms': '49' }],
+  ])('%s', async (_, headers) => {
+    const { attempts, error, res } = await handle(headers);
+    expect(attempts).toHaveLength(0);
+    expect(error?.code).toBe('ERR_CANCELED');
+    expect(res.statusCode).toBe(502);
+    expect(res.headers[SHOULD_RETRY_HEADER.toLowerCase()]).toBe('false');
+  });
 
-    it('with the error handler too: 503 "don\'t retry", not a 500 the caller would retry', async () => {
+  (cancelCarriesConfig ? it : it.skip)(
+    'with the error handler too: 503 "don\'t retry", not a 500 the caller would retry',
+    async () => {
       const { client } = clientAnswering(200);
       const res = new FakeResponse();
       const req = { headers: { 'request-deadline-ms': '1' } } as unknown as IncomingMessage;
@@ -201,17 +205,17 @@ if (!markedSpentDeadline) {
       expect(next).not.toHaveBeenCalled();
       expect(res.statusCode).toBe(503);
       expect(res.headers[SHOULD_RETRY_HEADER.toLowerCase()]).toBe('false');
-    });
+    },
+  );
 
-    it('a deadline with time left is obeyed, and the answer of a call that succeeded is not marked', async () => {
-      const { attempts, error, res } = await handle({ 'request-deadline-ms': '1000' }, {}, 200);
-      expect(error).toBeUndefined();
-      expect(attempts).toHaveLength(1);
-      expect(Number(attempts[0]!.headers['request-deadline-ms'])).toBeLessThanOrEqual(950);
-      expect(res.headers).not.toHaveProperty('stripe-should-retry');
-    });
-  },
-);
+  it('a deadline with time left is obeyed, and the answer of a call that succeeded is not marked', async () => {
+    const { attempts, error, res } = await handle({ 'request-deadline-ms': '1000' }, {}, 200);
+    expect(error).toBeUndefined();
+    expect(attempts).toHaveLength(1);
+    expect(Number(attempts[0]!.headers['request-deadline-ms'])).toBeLessThanOrEqual(950);
+    expect(res.headers).not.toHaveProperty('stripe-should-retry');
+  });
+});
 
 describe('retryLayer({ trustInbound })', () => {
   const spent = { 'request-deadline-ms': '0', 'retry-attempt': '3' };

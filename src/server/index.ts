@@ -109,10 +109,7 @@ type AnySignal = (signals: AbortSignal[]) => AbortSignal;
 function follow(previous: FollowInbound | undefined): FollowInbound {
   return (config, clientOrError) => {
     const inbound = storage.getStore();
-    if (!inbound) {
-      previous?.(config, clientOrError);
-      return;
-    }
+    if (!inbound) return previous?.(config, clientOrError);
     if (config.retryState) {
       // The call stopped. Only one that followed the request (below: `propagate: true` on its
       // `retry`) counts; one that ignores the layer (`propagate: false`) does not mark the answer.
@@ -127,8 +124,14 @@ function follow(previous: FollowInbound | undefined): FollowInbound {
     if ((retry?.propagate ?? clientOptions.propagate) === false) return;
     // NaN without an inbound deadline (leftOf).
     const usable = Math.floor(leftOf(inbound) - inbound.marginMs);
-    // The caller has gone, or its deadline leaves no time: the call starts no attempt.
-    let signal: AbortSignal = usable < 1 ? AbortSignal.abort() : inbound.signal;
+    // The caller has gone, or its deadline leaves no time: the call starts no attempt, and the
+    // answer is marked now (axios before 1.7 rejects such a call with no config, so its stop is
+    // never seen).
+    let signal = inbound.signal;
+    if (usable < 1) {
+      inbound.gaveUp = true;
+      signal = AbortSignal.abort();
+    }
     const own = config.signal as AbortSignal | undefined;
     const any = (AbortSignal as unknown as { any?: AnySignal }).any;
     if (own && own !== signal) signal = any ? any([own, signal]) : own;
