@@ -265,17 +265,21 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       { retryBudget: null },
       /`retryBudget` must be false or an object; got null/,
     ],
-    ['a misspelt option', { retires: 3 }, /unknown option `retires`: did you mean `retries`\?/],
-    ['a singular for a plural', { retry: 3 }, /unknown option `retry`: did you mean `retries`\?/],
+    ['a misspelt option', { retires: 3 }, /unknown option `retires` \(did you mean `retries`\?\)/],
+    [
+      'a singular for a plural',
+      { retry: 3 },
+      /unknown option `retry` \(did you mean `retries`\?\)/,
+    ],
     [
       'a name in the wrong case',
       { MaxDelayMS: 5 },
-      /unknown option `MaxDelayMS`: did you mean `maxDelayMs`\?/,
+      /unknown option `MaxDelayMS` \(did you mean `maxDelayMs`\?\)/,
     ],
     [
       'a nested misspelling, by its full path',
       { circuitBreaker: { breakDurationMS: 5, windowMS: 1 } },
-      /unknown option `circuitBreaker.breakDurationMS`: did you mean `circuitBreaker.breakDurationMs`\?\.$/,
+      /unknown option `circuitBreaker.breakDurationMS` \(did you mean `circuitBreaker.breakDurationMs`\?\)\.$/,
     ],
     [
       'a name near none',

@@ -69,7 +69,7 @@ function unknownOption(
     (candidate) => start(candidate) === start(name) && (schema[candidate] as Rule)[0](value),
   );
   return optionError(
-    `unknown option \`${path}${name}\`${near ? `: did you mean \`${path}${near}\`?` : '; see the options table'}`,
+    `unknown option \`${path}${name}\`${near ? ` (did you mean \`${path}${near}\`?)` : '; see the options table'}`,
   );
 }
 
