@@ -95,14 +95,22 @@ export interface TestClient {
   readonly http: AxiosInstance;
   readonly sends: Send[];
   readonly events: CircuitStateChange[];
+  /** When each breaker event came (`performance.now()`), and how many sends had been made by then. */
+  readonly marks: Array<{ readonly at: number; readonly sends: number }>;
 }
 
-/** An axios instance on a fresh agent, with retries attached, that counts every attempt sent. */
+/**
+ * An axios instance on a fresh agent, with retries attached, that counts every attempt sent
+ * (each one the gate lets through, refused ones included: a stopped server cannot count those)
+ * and records its breakers' state changes.
+ */
 export function clientFor(baseURL: string | undefined, options: RetryOptions = {}): TestClient {
   const agent = new http.Agent({ keepAlive: false });
   agents.push(agent);
   const sends: Send[] = [];
   const events: CircuitStateChange[] = [];
+  const marks: Array<{ at: number; sends: number }> = [];
+  // axios before 1.5.1 has no getAdapter; its default adapter is then the function itself.
   const httpAdapter: AxiosAdapter =
     typeof axios.getAdapter === 'function'
       ? axios.getAdapter('http')
@@ -126,11 +134,12 @@ export function clientFor(baseURL: string | undefined, options: RetryOptions = {
             ...circuitBreaker,
             onStateChange: (event) => {
               events.push(event);
+              marks.push({ at: performance.now(), sends: sends.length });
               circuitBreaker?.onStateChange?.(event);
             },
           },
   });
-  return { http: instance, sends, events };
+  return { http: instance, sends, events, marks };
 }
 
 export interface Outcome {

@@ -1,14 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import axios from 'axios';
 import { failureOf } from '../helpers/failure';
-import {
-  clientFor,
-  delay,
-  median,
-  track,
-  transitions,
-  useLeakCheck,
-} from '../helpers/load-control-harness';
+import { median, transitions } from '../helpers/load-control-harness';
+import { clientFor, delay, track, useLoopbackCleanup } from '../helpers/loopback-client';
 import { startServer } from '../helpers/loopback-server';
 
 // Per-origin load control (circuit breaker, issue 7; adaptive pacing, issue 8) against real
@@ -16,7 +10,7 @@ import { startServer } from '../helpers/loopback-server';
 // defaults would make a test slow, and the defaults are used where they are the point.
 // This file: what a call meets at an open breaker (fails fast, waits within its deadline, is canceled at once).
 
-useLeakCheck();
+useLoopbackCleanup();
 
 describe('circuit breaker', () => {
   it('without a deadline, a call to an open origin fails fast with ERR_CIRCUIT_OPEN and nothing is sent until the probe', async () => {

@@ -1,13 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import type { AxiosError, AxiosResponse } from 'axios';
 import { failureOf } from '../helpers/failure';
-import {
-  clientFor,
-  delay,
-  describeFailure,
-  track,
-  transitions,
-  useLeakCheck,
-} from '../helpers/load-control-harness';
+import { describeFailure, transitions } from '../helpers/load-control-harness';
+import { clientFor, delay, track, useLoopbackCleanup } from '../helpers/loopback-client';
 import { startServer } from '../helpers/loopback-server';
 
 // Per-origin load control (circuit breaker, issue 7; adaptive pacing, issue 8) against real
@@ -15,7 +10,7 @@ import { startServer } from '../helpers/loopback-server';
 // defaults would make a test slow, and the defaults are used where they are the point.
 // This file: how a breaker opens, probes and closes, origin by origin.
 
-useLeakCheck();
+useLoopbackCleanup();
 
 describe('circuit breaker', () => {
   it('failover: calls with a deadline wait out refused connections and all succeed, about one send per call', async () => {
@@ -73,7 +68,7 @@ describe('circuit breaker', () => {
     // Healthy for 300 ms, then refused; a call every 20 ms (50 per second) until it opens.
     let stoppedAt = Infinity;
     const stopping = delay(300).then(() => {
-      stoppedAt = Date.now();
+      stoppedAt = performance.now();
       return server.stop();
     });
     const calls: Array<Promise<unknown>> = [];

@@ -1,12 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { failureOf } from '../helpers/failure';
-import {
-  clientFor,
-  describeFailure,
-  runJob,
-  track,
-  useLeakCheck,
-} from '../helpers/load-control-harness';
+import { describeFailure, runJob } from '../helpers/load-control-harness';
+import { clientFor, track, useLoopbackCleanup } from '../helpers/loopback-client';
 import { startServer } from '../helpers/loopback-server';
 import { type QuotaHeaders, startRateLimiter } from '../helpers/rate-limiter';
 
@@ -15,7 +10,7 @@ import { type QuotaHeaders, startRateLimiter } from '../helpers/rate-limiter';
 // defaults would make a test slow, and the defaults are used where they are the point.
 // This file: adaptive pacing (issue 8).
 
-useLeakCheck();
+useLoopbackCleanup();
 
 describe('pacing', () => {
   it('before any throttle signal nothing waits', async () => {
