@@ -126,9 +126,9 @@ describe('isolate (cockatiel)', () => {
 describe('the parts', () => {
   it("the breaker's isolate holds it open through probes until the last release", () => {
     const states: string[] = [];
-    const b = createCircuitBreaker(
-      { origin: 'http://api.test' },
-      {
+    const b = createCircuitBreaker({
+      scope: { origin: 'http://api.test' },
+      settings: {
         failureRatio: 1,
         minimumThroughput: 2,
         windowMs: 1000,
@@ -136,10 +136,10 @@ describe('the parts', () => {
         maxBreakDurationMs: 100,
         onStateChange: (e) => states.push(e.state),
       },
-      createOutcomeWindow(1000),
-      () => 1,
-      () => {},
-    );
+      window: createOutcomeWindow(1000),
+      random: () => 1,
+      onClose: () => {},
+    });
     b.isolate(0);
     b.isolate(0);
     expect(b.admit(1e9)).toBe(Infinity);

@@ -14,13 +14,13 @@ const settings = {
 function breaker(overrides: Partial<typeof settings> = {}, random = () => 1) {
   const events: CircuitStateChange[] = [];
   const closes: number[] = [];
-  const b = createCircuitBreaker(
-    { origin: 'http://api.test' },
-    { ...settings, ...overrides, onStateChange: (event) => events.push(event) },
-    createOutcomeWindow(overrides.windowMs ?? settings.windowMs),
-    random,
-    (now) => closes.push(now),
-  );
+  const b = createCircuitBreaker({
+    scope: { origin: 'http://api.test' },
+    settings: { ...settings, ...overrides, onStateChange: (event) => events.push(event) },
+    window: createOutcomeWindow(overrides.windowMs ?? settings.windowMs),
+    random: random,
+    onClose: (now) => closes.push(now),
+  });
   const fail = (now: number, times = 1) => {
     for (let i = 0; i < times; i++) b.record(now, 'failure', false);
   };
@@ -179,13 +179,13 @@ describe('createCircuitBreaker', () => {
   });
 
   it('works without onStateChange', () => {
-    const b = createCircuitBreaker(
-      { origin: 'http://api.test' },
-      settings,
-      createOutcomeWindow(1000),
-      () => 1,
-      () => {},
-    );
+    const b = createCircuitBreaker({
+      scope: { origin: 'http://api.test' },
+      settings: settings,
+      window: createOutcomeWindow(1000),
+      random: () => 1,
+      onClose: () => {},
+    });
     for (let i = 0; i < 4; i++) b.record(0, 'failure', false);
     expect(b.admit(500)).toBe('probe');
     b.record(500, 'success', true);
@@ -193,18 +193,18 @@ describe('createCircuitBreaker', () => {
   });
 
   it('keeps working when onStateChange throws', () => {
-    const b = createCircuitBreaker(
-      { origin: 'http://api.test' },
-      {
+    const b = createCircuitBreaker({
+      scope: { origin: 'http://api.test' },
+      settings: {
         ...settings,
         onStateChange: () => {
           throw new Error('observer');
         },
       },
-      createOutcomeWindow(1000),
-      () => 1,
-      () => {},
-    );
+      window: createOutcomeWindow(1000),
+      random: () => 1,
+      onClose: () => {},
+    });
     for (let i = 0; i < 4; i++) b.record(0, 'failure', false);
     expect(b.state).toBe('open');
   });

@@ -48,17 +48,10 @@ export const CLOSED: BreakerState = Object.freeze({
  * Opens for a break that doubles with each failed probe (up to `maxBreakDurationMs`), drawn
  * from its upper half so that clients do not probe in step.
  */
-function opened(
-  s: BreakerState,
-  now: number,
-  settings: CircuitBreakerSettings,
-  random: () => number,
-): BreakerState {
-  const ceiling = Math.min(
-    settings.maxBreakDurationMs,
-    settings.breakDurationMs * 2 ** Math.min(s.failedProbes, 30),
-  );
-  return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + random() / 2) };
+function opened(s: BreakerState, now: number, b: Breaker): BreakerState {
+  const { maxBreakDurationMs, breakDurationMs } = b.settings;
+  const ceiling = Math.min(maxBreakDurationMs, breakDurationMs * 2 ** Math.min(s.failedProbes, 30));
+  return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + b.random() / 2) };
 }
 
 /** How a breaker takes part in a shared state: it changes it through the store. */
@@ -74,14 +67,20 @@ export interface BreakerSharing {
   share(): number;
 }
 
-/** One breaker: the shared state as known here, and what is this client's own. */
-interface Breaker {
+/** What a breaker is made of: its scope, settings, window, clock-free randomness, sharing. */
+export interface BreakerParts {
   readonly scope: { readonly origin: string; readonly route?: string };
   readonly settings: CircuitBreakerSettings;
   readonly window: OutcomeWindow;
   readonly random: () => number;
+  /** Called when it closes. */
   readonly onClose: (now: number) => void;
-  readonly sharing: BreakerSharing | undefined;
+  /** How it shares its state with other clients (a store); none: its own. */
+  readonly sharing?: BreakerSharing | undefined;
+}
+
+/** One breaker: the shared state as known here, and what is this client's own. */
+interface Breaker extends BreakerParts {
   shared: BreakerState;
   /** Its probe is in flight. */
   probing: boolean;
@@ -126,7 +125,7 @@ function trip(b: Breaker, now: number, failedProbe = false): void {
     b,
     (s) =>
       failedProbe || s.state === 'closed'
-        ? opened({ ...s, failedProbes: s.failedProbes + +failedProbe }, now, b.settings, b.random)
+        ? opened({ ...s, failedProbes: s.failedProbes + +failedProbe }, now, b)
         : s,
     now,
   );
@@ -156,37 +155,10 @@ function probe(b: Breaker, now: number): Admission {
   return Infinity;
 }
 
-function record(b: Breaker, now: number, result: AttemptResult, isProbe: boolean): void {
-  if (isProbe) {
-    b.probing = false;
-    b.sharing?.unlease();
-    if (b.isolated) return;
-    if (result === 'failure') trip(b, now, true);
-    else if (result) change(b, close, now);
-    return;
-  }
-  if (result === undefined) return;
-  b.window.add(now, result);
-  if (b.shared.state !== 'closed' || result !== 'failure') return;
-  const { successes, failures, throttled } = b.window.counts(now);
-  const total = successes + failures + throttled;
-  const { minimumThroughput, failureRatio } = b.settings;
-  // A client of a fleet sees its share of the attempts: it judges its share of the throughput.
-  const enough = Math.ceil(minimumThroughput * (b.sharing?.share() ?? 1));
-  if (total >= enough && failures >= failureRatio * total) trip(b, now);
-}
-
-export function createCircuitBreaker(
-  scope: { readonly origin: string; readonly route?: string },
-  settings: CircuitBreakerSettings,
-  window: OutcomeWindow,
-  random: () => number,
-  onClose: (now: number) => void,
-  sharing?: BreakerSharing,
-): CircuitBreaker {
+export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
   const b: Breaker = {
-    ...{ scope, settings, window, random, onClose, sharing, shared: CLOSED },
-    ...{ probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
+    ...parts,
+    ...{ shared: CLOSED, probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
   };
   return {
     get state() {
@@ -204,7 +176,25 @@ export function createCircuitBreaker(
       }
       return probe(b, now);
     },
-    record: (now, result, isProbe) => record(b, now, result, isProbe),
+    record(now, result, isProbe) {
+      if (isProbe) {
+        b.probing = false;
+        b.sharing?.unlease();
+        if (b.isolated) return;
+        if (result === 'failure') trip(b, now, true);
+        else if (result) change(b, close, now);
+        return;
+      }
+      if (result === undefined) return;
+      b.window.add(now, result);
+      if (b.shared.state !== 'closed' || result !== 'failure') return;
+      const { successes, failures, throttled } = b.window.counts(now);
+      const total = successes + failures + throttled;
+      const { minimumThroughput, failureRatio } = b.settings;
+      // A client of a fleet sees its share of the attempts: it judges its share of the throughput.
+      const enough = Math.ceil(minimumThroughput * (b.sharing?.share() ?? 1));
+      if (total >= enough && failures >= failureRatio * total) trip(b, now);
+    },
     trip: (now) => trip(b, now),
     adopt(latest, now) {
       const previousState = stateOf(b);
@@ -219,7 +209,7 @@ export function createCircuitBreaker(
     release(now) {
       if (!b.isolated || --b.isolated) return;
       // The isolation ends in a closed breaker, whatever it was before (cockatiel's `isolate`).
-      b.shared = sharing ? sharing.change(close) : CLOSED;
+      b.shared = b.sharing ? b.sharing.change(close) : CLOSED;
       announce(b, 'open', now);
     },
   };

@@ -129,16 +129,20 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       const rate = (scope.lastGoodRate || scope.waiters.size) * store.clients();
       if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
     };
-    (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker(
-      ...([where, circuitBreaker, ownWindow, random, onClose] as const),
-      {
+    (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker({
+      scope: where,
+      settings: circuitBreaker,
+      window: ownWindow,
+      random,
+      onClose,
+      sharing: {
         change: (make) => update((s) => ({ ...s, breaker: make(s.breaker) })).breaker,
         lease: () => store.lease(name, circuitBreaker.breakDurationMs),
         unlease: () => store.unlease(name),
         wake: () => scope.waiters.wakeAll(),
         share,
       },
-    );
+    });
   }
   const latest = store.latest(name);
   if (latest) adopt(scope, latest, storeNow(store));
