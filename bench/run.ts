@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allContestants } from './contestants';
-import { renderFleetSection, withFleetSection } from './fleet/markdown';
-import { fleet } from './fleet/scenarios';
+import { fleet, renderFleetSection } from './fleet/scenarios';
 import { measureOverhead, type OverheadResult } from './overhead';
 import { describeEnvironment } from './report/environment';
 import { fixed } from './report/format';
@@ -111,12 +110,10 @@ async function main(): Promise<void> {
     const cases = Number(process.env.NEVER_WORSE_CASES) || undefined;
     const report = await neverWorse({ cases, progress: (line) => console.log(`  ${line}`) });
     printScenario(report);
-    neverWorseSection = renderSection(
-      'never-worse',
-      report,
-      'npm run bench -- never-worse',
-      environment.date,
-    );
+    neverWorseSection = renderSection('never-worse', report, {
+      command: 'npm run bench -- never-worse',
+      date: environment.date,
+    });
     if (only.length && !cases)
       writeSection('never-worse', join(REPO_ROOT, 'BENCHMARKS.md'), neverWorseSection);
   }
@@ -141,7 +138,11 @@ async function main(): Promise<void> {
     realSeconds,
   });
   const withFleet = fleetReport
-    ? withFleetSection(document, renderFleetSection(fleetReport, BENCH_COMMAND, environment.date))
+    ? withSection(
+        'fleet',
+        document,
+        renderFleetSection(fleetReport, BENCH_COMMAND, environment.date),
+      )
     : document;
   writeFileSync(
     join(REPO_ROOT, 'BENCHMARKS.md'),

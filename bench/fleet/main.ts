@@ -4,9 +4,9 @@
 // then nothing is written either.
 import { join } from 'node:path';
 import { describeEnvironment } from '../report/environment';
+import { writeSection } from '../report/section';
 import { renderTextTable } from '../report/table';
-import { renderFleetSection, writeFleetSection } from './markdown';
-import { fleet } from './scenarios';
+import { fleet, renderFleetSection } from './scenarios';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   }
   if (args.includes('--no-write') || only.length || report.tables.length === 0) return;
   const command = `npm run bench:fleet${full ? ' -- --full' : ''}`;
-  writeFleetSection(
+  writeSection(
+    'fleet',
     join(__dirname, '..', '..', 'BENCHMARKS.md'),
     renderFleetSection(report, command, environment.date),
   );

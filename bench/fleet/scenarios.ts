@@ -5,6 +5,7 @@ import Redis from 'ioredis';
 import type { LimiterOptions } from '../../__tests__/helpers/rate-limiter';
 import { hasRedisServer, REDIS_MISSING } from '../../support/redis-server';
 import { fixed, integer, ratio, seconds } from '../report/format';
+import { renderSection } from '../report/section';
 import type { Table } from '../report/table';
 import type { ScenarioReport, TargetCheck } from '../scenarios/scenario';
 import { describeFleetContestant } from './contestants';
@@ -503,3 +504,11 @@ export async function fleet(options: FleetOptions = {}): Promise<ScenarioReport>
     };
   });
 }
+
+/** The fleet's section of BENCHMARKS.md (real time: figures move a little from run to run). */
+export const renderFleetSection = (report: ScenarioReport, command: string, date: string): string =>
+  renderSection('fleet', report, {
+    command,
+    date,
+    remark: ' Real time on a shared machine: figures move a little from run to run.',
+  });
