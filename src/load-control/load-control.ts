@@ -99,20 +99,7 @@ interface Control {
   readonly pacing: boolean;
 }
 
-// The names of route scopes by origin and route, made once: the success path then looks a scope
-// up by a string whose hash is known, rather than by a new one, hashed on each call.
-const routeNames = new Map<string, Map<string, string>>();
-
-function routeKey(origin: string, route: string): string {
-  let names = routeNames.get(origin);
-  if (!names || names.size >= MAX_SCOPES) {
-    if (routeNames.size >= MAX_SCOPES) routeNames.clear();
-    routeNames.set(origin, (names = new Map()));
-  }
-  let name = names.get(route);
-  if (name === undefined) names.set(route, (name = `${origin}/${route}`));
-  return name;
-}
+const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
 
 const originScope = (c: Control, origin: string): Scope =>
   c.scopes.use(origin, () => newScope(c.settings, origin));
@@ -144,19 +131,8 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
   return probes.length ? probes : undefined;
 }
 
-/** Nothing holds the scope: its breaker (if any) is closed, and its pacer neither paces nor holds it. */
-const isFree = (s: Scope, now: number): boolean =>
-  !isHeld(s, now) && (s.breaker?.state ?? 'closed') === 'closed';
-
 function admit(c: Control, origin: string, route: string, now: number, latest: number): Verdict {
   const [o, r] = scopesOf(c, origin, route);
-  // The success path, a counter: what follows would ask the breakers and pacers for nothing.
-  if (isFree(o, now) && isFree(r, now)) {
-    o.inFlight++;
-    r.inFlight++;
-    r.plain ??= { origin: o, route: r };
-    return { kind: 'go', pass: r.plain, at: now };
-  }
   const probes = askBreakers(o, r, now);
   if (probes && !Array.isArray(probes)) return probes;
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
