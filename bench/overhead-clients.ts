@@ -9,7 +9,7 @@ export interface OverheadClient {
   readonly make: (defaults: CreateAxiosDefaults) => AxiosInstance;
 }
 
-export const BARE = 'bare axios';
+const BARE = 'bare axios';
 export const OURS = 'axios-safe-retry (attachRetry)';
 export const PEER = 'axios-retry 4.5';
 

@@ -5,7 +5,7 @@ import { median, overheadClients, ratiosToBare } from './overhead-clients';
 import { fixed, integer } from './report/format';
 import type { Table } from './report/table';
 
-export const LOOPBACK = { rounds: 21, calls: 500, inFlight: 16 };
+const LOOPBACK = { rounds: 21, calls: 500, inFlight: 16 };
 
 // The server runs in a process of its own, so the CPU measured is the client's alone. It answers
 // every GET with a small JSON body and keeps connections alive.
