@@ -1,8 +1,6 @@
-import axios, { type AxiosAdapter, type AxiosInstance } from 'axios';
-import axiosRetry from 'axios-retry';
-import * as rax from 'retry-axios';
+import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { Bench } from 'tinybench';
-import { attachRetry } from '../src';
+import { median, overheadClients, ratiosToBare } from './overhead-clients';
 import { fixed, integer } from './report/format';
 import type { Table } from './report/table';
 
@@ -16,57 +14,16 @@ const okAdapter: AxiosAdapter = async (config) => ({
   request: {},
 });
 
-const clients: ReadonlyArray<{ name: string; make: () => AxiosInstance }> = [
-  { name: 'bare axios', make: () => axios.create({ adapter: okAdapter }) },
-  {
-    name: 'axios-safe-retry (attachRetry)',
-    make: () => {
-      const instance = axios.create({ adapter: okAdapter });
-      attachRetry(instance);
-      return instance;
-    },
-  },
-  {
-    // What the per-origin load control costs on the success path (reported, no target).
-    name: 'axios-safe-retry, breaker and pacing off',
-    make: () => {
-      const instance = axios.create({ adapter: okAdapter });
-      attachRetry(instance, { circuitBreaker: false, pacing: false });
-      return instance;
-    },
-  },
-  {
-    name: 'axios-retry 4.5',
-    make: () => {
-      const instance = axios.create({ adapter: okAdapter });
-      axiosRetry(instance, { retries: 3, retryDelay: axiosRetry.exponentialDelay });
-      return instance;
-    },
-  },
-  {
-    name: 'retry-axios 4.0',
-    make: () => {
-      const instance = axios.create({ adapter: okAdapter });
-      instance.defaults.raxConfig = { retry: 3, backoffType: 'exponential', jitter: 'full' };
-      rax.attach(instance);
-      return instance;
-    },
-  },
-];
-
 export const OVERHEAD = { rounds: 25, timeMs: 80, warmupMs: 20 };
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /** One tinybench run over every client, starting with the one at `offset`; ops/s by client name. */
 async function runRound(offset: number): Promise<Map<string, number>> {
   const bench = new Bench({ time: OVERHEAD.timeMs, warmupTime: OVERHEAD.warmupMs });
-  for (let index = 0; index < clients.length; index += 1) {
-    const client = clients[(index + offset) % clients.length] as (typeof clients)[number];
-    const instance = client.make();
+  for (let index = 0; index < overheadClients.length; index += 1) {
+    const client = overheadClients[
+      (index + offset) % overheadClients.length
+    ] as (typeof overheadClients)[number];
+    const instance: AxiosInstance = client.make({ adapter: okAdapter });
     bench.add(client.name, async () => {
       await instance.get('/ok');
     });
@@ -100,15 +57,7 @@ export async function measureOverhead(): Promise<OverheadResult> {
   await runRound(0);
   const rounds: Map<string, number>[] = [];
   for (let round = 0; round < OVERHEAD.rounds; round += 1) rounds.push(await runRound(round));
-  const medianOver = (value: (round: Map<string, number>) => number): number =>
-    median(rounds.map(value));
-  const bareOf = (round: Map<string, number>): number => round.get('bare axios') ?? Number.NaN;
-  const ratioToBare = new Map(
-    clients.map(({ name }) => [
-      name,
-      medianOver((round) => (round.get(name) ?? 0) / bareOf(round)),
-    ]),
-  );
+  const ratios = ratiosToBare(rounds);
   const table: Table = {
     title: `Overhead: one successful GET through a mock adapter (${OVERHEAD.rounds} rounds of ${OVERHEAD.timeMs} ms per client)`,
     columns: [
@@ -117,15 +66,15 @@ export async function measureOverhead(): Promise<OverheadResult> {
       '÷ bare axios (median of per-round ratios)',
       'ratio range over rounds',
     ],
-    rows: clients.map(({ name }) => {
-      const ratios = rounds.map((round) => (round.get(name) ?? 0) / bareOf(round));
+    rows: overheadClients.map(({ name }) => {
+      const ratio = ratios.get(name);
       return [
         name,
-        integer(medianOver((round) => round.get(name) ?? 0)),
-        `${fixed(ratioToBare.get(name) ?? 0)}×`,
-        `${fixed(Math.min(...ratios))}–${fixed(Math.max(...ratios))}`,
+        integer(median(rounds.map((round) => round.get(name) ?? 0))),
+        `${fixed(ratio?.median ?? 0)}×`,
+        `${fixed(ratio?.min ?? 0)}–${fixed(ratio?.max ?? 0)}`,
       ];
     }),
   };
-  return { table, ratioToBare };
+  return { table, ratioToBare: new Map([...ratios].map(([name, r]) => [name, r.median])) };
 }

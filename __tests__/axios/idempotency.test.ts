@@ -1,5 +1,6 @@
 import { AxiosHeaders } from 'axios';
-import { readHeader, stampIdempotencyKey } from '../../src/axios/idempotency';
+import fc from 'fast-check';
+import { putHeader, readHeader, stampIdempotencyKey } from '../../src/axios/idempotency';
 import { resolveClientOptions } from '../../src/options/options';
 
 const withKeys = resolveClientOptions({ idempotencyKey: { generate: () => 'k-1' } }).options;
@@ -58,5 +59,37 @@ describe('stampIdempotencyKey', () => {
     expect(() => stampIdempotencyKey({}, 'post', options)).toThrow(
       /`idempotencyKey.generate\(\)` must be a non-empty string/,
     );
+  });
+});
+
+describe('putHeader', () => {
+  // What the success path writes on every call instead of axios's `headers.set`: the same headers
+  // result, whatever spellings and values (a suppressing `false` included) the caller left.
+  const spelling = fc.constantFrom('retry-attempt', 'Retry-Attempt', 'RETRY-ATTEMPT', 'accept');
+  const value = fc.constantFrom<unknown>('1', 'x', false, undefined, null, 7);
+  it('leaves axios headers as headers.set(name, value) does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(spelling, value), { maxLength: 4 }),
+        fc.nat(1e6),
+        (given, n) => {
+          const before = Object.fromEntries(given);
+          const expected = new AxiosHeaders();
+          const actual = new AxiosHeaders();
+          Object.assign(expected, before);
+          Object.assign(actual, before);
+          expected.set('retry-attempt', n);
+          putHeader(actual as unknown as Record<string, unknown>, 'retry-attempt', n);
+          expect({ ...actual }).toEqual({ ...expected });
+        },
+      ),
+    );
+  });
+
+  it("writes over the caller's spelling, and keeps a header the caller set to false", () => {
+    const headers: Record<string, unknown> = { 'Retry-Attempt': '9', 'Request-Deadline-Ms': false };
+    putHeader(headers, 'retry-attempt', 1);
+    putHeader(headers, 'request-deadline-ms', 500);
+    expect(headers).toEqual({ 'Retry-Attempt': '1', 'Request-Deadline-Ms': false });
   });
 });

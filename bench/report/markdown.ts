@@ -9,7 +9,10 @@ export interface BenchmarkDocument {
   readonly environment: Environment;
   readonly contestants: readonly Contestant[];
   readonly scenarios: readonly ScenarioReport[];
-  readonly overhead: { readonly table: Table; readonly targets: readonly TargetCheck[] };
+  readonly overhead: {
+    readonly tables: readonly Table[];
+    readonly targets: readonly TargetCheck[];
+  };
   readonly realSeconds: number;
 }
 
@@ -71,9 +74,10 @@ export function renderBenchmarksMarkdown(doc: BenchmarkDocument): string {
     ...doc.scenarios.flatMap(scenarioSection),
     '## Overhead',
     '',
-    '- tinybench, real time: one successful GET through axios with a custom adapter that resolves 200 at once, on a fresh instance per client. ops/s = 1 ÷ the median sample latency of a round; each round runs every client (order rotated) and the ratio to bare axios is taken within the round; the table shows the median over rounds.',
+    '- Mock adapter (tinybench, real time): one successful GET through axios with a custom adapter that resolves 200 at once, on a fresh instance per client: the cost of the library itself per call. ops/s = 1 ÷ the median sample latency of a round; each round runs every client (order rotated) and the ratio to bare axios is taken within the round; the table shows the median over rounds.',
+    '- Loopback (real sockets): successful GETs to a node:http server on 127.0.0.1 in a process of its own, over keep-alive connections (an agent of 16 sockets per client), 16 in flight. Each round drives every client in turn (order rotated); the figure is calls per CPU second of the client process, as a ratio to bare axios within the round, median over rounds. Wall-clock calls/s are shown beside it, for information (the server shares the machine).',
     '',
-    renderMarkdownTable(doc.overhead.table),
+    ...doc.overhead.tables.flatMap((table) => [renderMarkdownTable(table), '']),
     ...targetLines(doc.overhead.targets),
     '',
   ].join('\n');

@@ -30,7 +30,7 @@ const STOP = Symbol('stop');
 
 /** Why the gate stopped a call, and when its scope is expected to accept again. */
 export interface GateStop {
-  readonly reason: StopReason;
+  readonly stopReason: StopReason;
   readonly retryAfterMs: number;
 }
 
@@ -199,7 +199,7 @@ function pass(
     });
   const stop = (code: GateCode, at: number, scope = origin, reason = bound.reason): GateError =>
     gateError(config, code, scope, {
-      reason,
+      stopReason: reason,
       retryAfterMs: Math.max(0, Math.ceil(at - now())),
     });
   return (async () => {
@@ -301,17 +301,17 @@ export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => v
 export function createGate(
   control: LoadControl,
   clientOptions: ResolvedOptions,
-  defaultAdapter: () => unknown,
+  sender: { readonly defaults: { readonly adapter?: unknown } },
 ): Gate {
   const shared = new WeakMap<object, AxiosAdapter | undefined>();
   return (config, call) => {
-    const adapter = adapterOf(config) ?? defaultAdapter();
+    const adapter = adapterOf(config) ?? sender.defaults.adapter;
     const cacheable = call.retry === clientOptions && adapter instanceof Object;
     let gated = cacheable ? shared.get(adapter) : undefined;
     if (!gated) {
       gated = gatedAdapter(adapter, control, call);
       if (cacheable) shared.set(adapter, gated);
     }
-    config.adapter = gated ?? config.adapter;
+    if (gated) config.adapter = gated;
   };
 }

@@ -3,11 +3,8 @@ import type { ResolvedOptions } from '../options/options';
 import { DEFAULT_IDEMPOTENCY_KEY } from '../options/options';
 import { ruled } from '../options/rules';
 
-/** axios's headers (which have `set`) or a plain object. */
-interface Headers {
-  set?(name: string, value: string): unknown;
-  [name: string]: unknown;
-}
+/** axios's headers or a plain object. */
+type Headers = Record<string, unknown>;
 
 /** The header that carries a call's idempotency key under these options. */
 export const idempotencyHeader = (options: ResolvedOptions): string =>
@@ -16,6 +13,18 @@ export const idempotencyHeader = (options: ResolvedOptions): string =>
 /** Reads a header in any case, from axios's headers or a plain object. */
 export const readHeader = (headers: unknown, name: string): string | undefined =>
   lowerCased(headers as object | undefined)[name.toLowerCase()];
+
+/**
+ * Sets a header as axios's `headers.set(name, value)` does: over any spelling of it already
+ * there, unless that one is `false` (the caller suppressed it). Without `set`'s checks of the
+ * name and value, which the success path would pay on every call: the names are valid tokens
+ * (ours, or checked as options), and the values numbers or keys.
+ */
+export function putHeader(headers: Headers, name: string, value: unknown): void {
+  let key = name;
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) key = k;
+  if (headers[key] !== false) headers[key] = `${value}`;
+}
 
 /**
  * The idempotency key of a call's first attempt: the caller's own header if it set one (kept
@@ -37,7 +46,6 @@ export function stampIdempotencyKey(
     [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],
     keyOptions.generate(),
   );
-  if (typeof headers.set === 'function') headers.set(header, key);
-  else headers[header] = key;
+  putHeader(headers, header, key);
   return key;
 }

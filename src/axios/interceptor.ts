@@ -29,7 +29,7 @@ import { sleep } from '../runtime/sleep';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
 import { createGate, type Gate, type GateStop, gateStopOf, observeFailure } from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
-import { idempotencyHeader, readHeader, stampIdempotencyKey } from './idempotency';
+import { idempotencyHeader, putHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { type Reissue, reissueThrough } from './reissue';
 import { attached } from './view';
 
@@ -64,9 +64,8 @@ function clampToDeadline(
   // call-context.ts's constants, and in lower case (as HTTP/2 sends them, and like the bundle's
   // other header names): a smaller bundle.
   if (options.propagate ?? (globalThis as NodeLike).process?.versions?.node) {
-    // (axios writes a number as a string.)
-    config.headers.set('retry-attempt', state.retryCount + 1);
-    if (config.timeout) config.headers.set('request-deadline-ms', config.timeout);
+    putHeader(config.headers, 'retry-attempt', state.retryCount + 1);
+    if (config.timeout) putHeader(config.headers, 'request-deadline-ms', config.timeout);
   }
 }
 
@@ -95,8 +94,8 @@ function outcomeOf(
     paced: control?.isPaced(origin, route, now),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
-      state.idempotencyKey !== undefined ||
-      readHeader(config.headers, idempotencyHeader(options)) !== undefined,
+      (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==
+      undefined,
     replayableBody: isReplayableBody(config.data),
     advice: signals?.advice,
     delay: retryDelayOf(options, failure, state.retryCount + 1),
@@ -113,10 +112,10 @@ function stopped(
   state: RetryState,
   reason: StopReason | GateStop,
 ): unknown {
-  const retryState: RetryState =
-    typeof reason === 'string'
-      ? { ...state, stopReason: reason }
-      : { ...state, stopReason: reason.reason, retryAfterMs: reason.retryAfterMs };
+  const retryState: RetryState = {
+    ...state,
+    ...(typeof reason === 'string' ? { stopReason: reason } : reason),
+  };
   config.retryState = retryState;
   // A server layer's hook (call-context.ts): it marks the inbound request's answer.
   (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, error);
@@ -355,7 +354,7 @@ interface RetryHandlers extends Client {
 function createRetryHandlers(
   options: RetryOptions | undefined,
   reissue: Reissue,
-  defaultAdapter: () => unknown,
+  sender: { readonly defaults: { readonly adapter?: unknown } },
 ): RetryHandlers {
   const settings = resolveClientOptions(options);
   // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
@@ -363,21 +362,20 @@ function createRetryHandlers(
   const control =
     settings.circuitBreaker || settings.pacing || settings.budget
       ? createLoadControl({
-          circuitBreaker: settings.circuitBreaker,
-          pacing: settings.pacing,
+          // Its breaker, pacing and store (the client's other settings ride along, unread).
+          ...settings,
           random: settings.options.random,
           probeEveryMs: settings.options.maxRetryAfterMs,
-          store: settings.store,
         })
       : undefined;
   const handlers: RetryHandlers = {
     settings,
     control,
     budget: settings.budget ? createRetryBudget(settings.budget) : undefined,
-    gate: control && createGate(control, settings.options, defaultAdapter),
+    gate: control && createGate(control, settings.options, sender),
     reissue,
     onRequest: (config) => onFirstAttempt(handlers, config),
-    onResponse(response) {
+    onResponse: (response) => {
       settleAttempt(response.config);
       return response;
     },
@@ -397,7 +395,7 @@ function createRetryHandlers(
  * given a response rejects with a TypeError that shows the working forms.
  */
 export function retryInterceptor(options?: RetryOptions): (error: Error) => Promise<AxiosResponse> {
-  return createRetryHandlers(options, reissueThrough(), () => axios.defaults.adapter).onError;
+  return createRetryHandlers(options, reissueThrough(), axios).onError;
 }
 
 /**
@@ -411,7 +409,7 @@ export function attachRetry(instance: AxiosInstance, options?: RetryOptions): ()
   const handlers: RetryHandlers = createRetryHandlers(
     options,
     reissueThrough(instance, () => handlers.onError),
-    () => instance.defaults.adapter,
+    instance,
   );
   markAttached(handlers.onError);
   attached.set(instance, handlers);
