@@ -22,10 +22,18 @@ function throttle(
   c: OutcomeCounts,
   waitMs: number | undefined,
   kind: ThrottleSignal['kind'],
-  quotaPerSecond?: number,
   sentAt = now,
 ): void {
-  p.throttle(now, c, { kind, waitMs, quotaPerSecond, sentAt }, false);
+  p.throttle(now, c, { kind, waitMs, sentAt }, false);
+}
+
+/**
+ * Paces `p` at `rate` a second with its search over, as after a throttle met while paced: from
+ * then on the rate climbs by `growthPerSecond` only.
+ */
+function steady(p: Pacer, rate: number): void {
+  throttle(p, 0, counts(rate), 0, 'limit');
+  p.state = { ...p.state, slowStart: false };
 }
 
 /** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
@@ -40,11 +48,13 @@ describe('createPacer', () => {
     expect(slots(p, 100, 3)).toEqual([100, 100, 100]);
   });
 
-  it('after a 429 with a wait, spaces sends at the rate the origin accepted over the window', () => {
+  it('after a 429 with a wait, paces from the rate the origin accepted over the window, and searches above it (issue 21)', () => {
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');
     expect(p.paced).toBe(true);
-    expect(slots(p, 0, 3)).toEqual([0, 20, 40]); // 50 per second
+    // 50 per second at first, ramping (slow start): a wait said in whole seconds names no
+    // period, and a bucket that refills in milliseconds says `Retry-After: 1` too.
+    expect(slots(p, 0, 3)).toEqual([0, 19, 38]);
   });
 
   it('measures over at least 100 ms, so a quick burst is not taken for a huge rate', () => {
@@ -56,8 +66,9 @@ describe('createPacer', () => {
   it('an unpaced client whose burst was mostly refused holds every send until the wait is over', () => {
     const p = pacer();
     throttle(p, 60, counts(50, 0, 60, 100), 1000, 'limit');
-    // The wait sets the time scale of the measure too: 50 accepted over a second.
-    expect(slots(p, 100, 2)).toEqual([1060, 1080]);
+    // The wait sets the time scale of the measure too: 50 accepted over a second, ramping from
+    // the end of the hold.
+    expect(slots(p, 100, 2)).toEqual([1060, 1079]);
   });
 
   it('a 429 with no wait, the burst mostly refused: holds until a second after the burst began, and measures over a second', () => {
@@ -73,7 +84,7 @@ describe('createPacer', () => {
 
   it('a paced client that meets a 429 slows down, but does not hold everything for its wait', () => {
     const p = pacer();
-    throttle(p, 0, counts(50), 0, 'limit');
+    steady(p, 50);
     p.reserve(0, Infinity);
     // A quarter second on (answers before it still show the state before the rate was set).
     throttle(p, 300, counts(40), 1000, 'limit');
@@ -89,11 +100,19 @@ describe('createPacer', () => {
     expect(p.reserve(100, Infinity)).toBe(2100);
   });
 
-  it('after a spent quota, paces at the quota its headers announce when more than was measured', () => {
+  it('a 429 with a wait met during a slow start holds every send for the wait: the search found the limit (issue 21)', () => {
     const p = pacer();
-    // One success seen (the quota was spent by requests still in flight); 10 a second announced.
-    throttle(p, 0, counts(1, 0, 20), 1000, 'quota', 10);
-    expect(slots(p, 0, 2)).toEqual([1000, 1100]);
+    throttle(p, 0, counts(10), 0, 'limit');
+    throttle(p, 500, counts(20), 1000, 'limit');
+    // The search is over: cut from the 40 a second reached to the 20 accepted (by half at most).
+    expect(slots(p, 500, 2)).toEqual([1500, 1550]);
+  });
+
+  it("after a spent quota, paces from what was accepted, searching: a quota's size over its reset is no rate (issue 21)", () => {
+    const p = pacer();
+    // One success seen (the quota was spent by requests still in flight).
+    throttle(p, 0, counts(1, 0, 20), 1000, 'quota');
+    expect(slots(p, 0, 2)).toEqual([1000, 1479]); // 1 a second, doubling four times a second
   });
 
   it('spreads the end of a hold over a tenth of it (a second at most) when no rate is known', () => {
@@ -155,7 +174,7 @@ describe('createPacer', () => {
     const p = pacer();
     throttle(p, 0, counts(6), undefined, 'limit');
     // A 429 of the same burst, sent before pacing began, with more successes counted by now.
-    throttle(p, 200, counts(10), undefined, 'limit', undefined, -50);
+    throttle(p, 200, counts(10), undefined, 'limit', -50);
     const [a, b] = slots(p, 200, 2);
     expect(a).toBe(200);
     expect((b as number) - 200).toBeLessThanOrEqual(100); // at least 10 per second: not cut
@@ -163,7 +182,7 @@ describe('createPacer', () => {
 
   it('climbs by growthPerSecond of its rate each second once a throttle was met while paced', () => {
     const p = pacer();
-    throttle(p, 0, counts(100), 0, 'limit'); // a wait was said: no slow start
+    steady(p, 100);
     expect(p.reserve(0, Infinity)).toBe(0);
     // At 2 s the rate is 110 per second: the slot after one taken then is 1000 / 110 ms later.
     expect(p.reserve(2000, Infinity)).toBe(2000);
@@ -181,7 +200,7 @@ describe('createPacer', () => {
 
   it('returns to unpaced after healthyAfterMs with no signal', () => {
     const p = pacer();
-    throttle(p, 0, counts(10), 0, 'limit');
+    steady(p, 10);
     expect(slots(p, 4999, 2)).toEqual([4999, 5079]); // 10 per second, climbed by 25%
     expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
     expect(p.paced).toBe(false);
@@ -205,7 +224,7 @@ describe('createPacer', () => {
 
   it("a rate's slot past the latest time given goes at that latest time: a rate is a guess (issue 21)", () => {
     const p = pacer();
-    throttle(p, 0, counts(1), 0, 'limit'); // 1 per second
+    steady(p, 1);
     expect(p.reserve(0, 10)).toBe(0);
     expect(p.reserve(0, 999)).toBe(999); // over the pace, rather than late
     expect(p.reserve(0, Infinity)).toBe(999 + 1000);
@@ -251,7 +270,7 @@ describe('createPacer', () => {
         fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 100 }),
         (accepted, gaps) => {
           const p = pacer();
-          throttle(p, 0, counts(accepted), 0, 'limit');
+          steady(p, accepted);
           let now = 0;
           const sent: number[] = [];
           for (const gap of gaps) {

@@ -11,30 +11,29 @@ const scope = (c = counts(10), inFlight = 0) => ({ counts: c, inFlight, lastSucc
 
 describe('throttleSignal: a spent quota', () => {
   it('holds a quota of a minute to its reset', () => {
-    const rateLimit = { remaining: 0, resetMs: 30_000, limit: 60, periodMs: 60_000 };
+    const rateLimit = { remaining: 0, resetMs: 30_000 };
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toEqual({
       kind: 'quota',
       waitMs: 30_000,
-      quotaPerSecond: 1,
+      sentAt: 0,
+    });
+    const rounded = { remaining: 0, resetMs: 2000 };
+    expect(throttleSignal({ status: 200, rateLimit: rounded, sentAt: 0 }, scope(), 0)).toEqual({
+      kind: 'quota',
+      waitMs: 2000,
       sentAt: 0,
     });
   });
 
-  it('paces a one-second quota at its rate: the hold ends a second early, not before one slot', () => {
-    const rateLimit = { remaining: 0, resetMs: 1000, limit: 10, periodMs: 1000 };
-    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
-      kind: 'quota',
-      waitMs: 100, // one slot of 10 a second
-      quotaPerSecond: 10,
-    });
-  });
-
-  it('takes a period not said as the reset in whole seconds, rounded down (an epoch reset against a truncated Date)', () => {
-    const rateLimit = { remaining: 0, resetMs: 1900, limit: 10 };
-    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
-      quotaPerSecond: 10,
-      waitMs: 900,
-    });
+  it('holds nothing for a quota that resets within a second: a token or leaky bucket says so after each request (issue 21)', () => {
+    // A reset in whole seconds, rounded up, of 1 is anything up to a second; a bucket that
+    // refills in milliseconds says it of every request that took its last token. The next
+    // attempt finds out: a 429 and its Retry-After hold the call that gets them.
+    const rateLimit = { remaining: 0, resetMs: 1000 };
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toBeUndefined();
+    expect(throttleSignal({ status: 429, waitMs: 1000, rateLimit, sentAt: 0 }, scope(), 0)).toEqual(
+      { kind: 'limit', waitMs: 1000, sentAt: 0 },
+    );
   });
 
   it('counts the requests in flight against what is left, and holds with no reset said', () => {
@@ -42,7 +41,6 @@ describe('throttleSignal: a spent quota', () => {
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 2), 0)).toEqual({
       kind: 'quota',
       waitMs: undefined,
-      quotaPerSecond: undefined,
       sentAt: 0,
     });
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 1), 0)).toBe(

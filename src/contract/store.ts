@@ -76,7 +76,10 @@ export interface PaceState {
   readonly decidedAt: number;
   readonly cuts: number;
   readonly holdUntil: number;
-  /** When the hold was last set: a long one is probed `probeEveryMs` after. */
+  /**
+   * When the attempt whose answer last set the hold was sent: a long hold is probed
+   * `probeEveryMs` after, and a success sent later ends it.
+   */
   readonly heldAt: number;
   /** What the clients that reported since the last decision had accepted (per second), and how many reported. */
   readonly roundSum: number;

@@ -5,10 +5,6 @@ export interface RateLimit {
   readonly remaining?: number;
   /** Milliseconds until the quota resets. */
   readonly resetMs?: number;
-  /** Requests the quota allows per period, when the response says. */
-  readonly limit?: number;
-  /** The quota's period in milliseconds, when the response says (`RateLimit-Policy`'s `w`). */
-  readonly periodMs?: number;
   /**
    * The id of the quota the response counts against, when the headers name one: a bucket or
    * resource header of the dialect (Discord's `X-RateLimit-Bucket`, GitHub's
@@ -65,7 +61,7 @@ const seconds: Reset = (text, serverNow) => {
 };
 /**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
- * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
+ * `remaining` and `reset` (or `resetWord`), and how its reset is written (`seconds` if
  * not said). `bucket` names a header whose value is the id of the quota the response counts
  * against: routes that announce the same id share it.
  */
@@ -73,7 +69,7 @@ type Dialect = readonly [names: string, format?: Reset, bucket?: string, resetWo
 
 /**
  * The dialects read after the IETF `RateLimit` field. The quota with least left wins, with its
- * reset and limit (a quota of requests and one of tokens: the spent one holds); a field it does
+ * reset (a quota of requests and one of tokens: the spent one holds); a field it does
  * not say is the first other dialect's that does. Reading a new dialect is adding its entry here.
  */
 const DIALECTS: readonly Dialect[] = [
@@ -103,16 +99,9 @@ export const isRateLimitHeader = (name: string): boolean =>
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
   const field = header('ratelimit');
-  const named = header('ratelimit-policy');
-  const policy = named ?? '';
+  const policy = header('ratelimit-policy') ?? '';
   let { remaining, reset } = field === undefined ? {} : fromRateLimitField(field);
   let resetMs = reset && reset * 1000;
-  // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
-  // policy's `w=`.
-  let limit =
-    decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
-    decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
-  const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let bucket: string | undefined;
   const serverNow = (): number => serverNowOf(header('date'), now, true);
   for (const [names, format = seconds, id = '', resets = 'reset'] of DIALECTS) {
@@ -120,13 +109,8 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     const text = read(resets);
     const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
     const r = count(read('remaining'));
-    const quota = count(read('limit'));
-    if (r !== undefined && r < (remaining ?? Infinity))
-      [remaining, resetMs, limit] = [r, ms, quota];
-    else {
-      resetMs ??= ms;
-      limit ??= quota;
-    }
+    if (r !== undefined && r < (remaining ?? Infinity)) [remaining, resetMs] = [r, ms];
+    else resetMs ??= ms;
     bucket ??= header(id)?.trim() || undefined;
   }
   resetMs = serverWait(resetMs);
@@ -135,8 +119,6 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     : {
         remaining,
         resetMs,
-        limit,
-        periodMs: period && period * 1000,
         bucket: (bucket ?? (policy.trim() || undefined))?.slice(0, MAX_BUCKET_ID),
       };
 }

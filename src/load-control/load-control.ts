@@ -229,6 +229,28 @@ function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scop
   return own;
 }
 
+/**
+ * A success is the client's own evidence, and wins over what a throttle made it believe:
+ * - one sent after the throttled attempt that set a hold (or a probe of it) shows that the quota
+ *   is not spent (a bucket that refills in milliseconds, not at the whole second its headers
+ *   say): the hold ends. A fixed window refuses every attempt until its reset, and stays held;
+ * - one sent before the rate was set, answered during the hold, was accepted too: the rate is
+ *   at least what was accepted with it (a leaky bucket answers its burst late, after the 429s).
+ */
+function heard(o: Scope, r: Scope, pass: Pass, now: number, ending: Ending): void {
+  for (const scope of [o, r]) {
+    const { holdUntil, heldAt, decidedAt } = scope.pacer.state;
+    const counts = scope.window.counts(now);
+    const held = holdUntil > now;
+    if (scope === pass.holdProbe || (held && ending.sentAt > heldAt)) {
+      pacerChange(scope, now, (pacer) => pacer.endHold(now));
+    } else if (held && ending.sentAt < decidedAt && scope.pacer.paced) {
+      const late = { kind: 'limit', waitMs: 0, sentAt: ending.sentAt } as const;
+      pacerChange(scope, now, (pacer) => pacer.throttle(now, counts, late, false));
+    }
+  }
+}
+
 /** Tells the pacer of the scope the throttle was met on (or of its origin) what the response said. */
 function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): void {
   const { origin: o, route: r, holdProbe } = pass;
@@ -243,15 +265,13 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
       : undefined;
   if (!signal) {
     if (own === r) isAnnouncedElsewhere(o, r, ending);
-    if (holdProbe && ending.result === 'success') {
-      pacerChange(holdProbe, now, (pacer) => pacer.endHold(now));
-    }
+    if (ending.result === 'success') heard(o, r, pass, now, ending);
     return;
   }
   let paced = own;
-  // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
+  // A 429 that names no wait is no evidence that routes share a limit (a server
   // may answer any route so at random): it goes to the origin only if the origin is paced.
-  const bare = signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
+  const bare = signal.kind === 'limit' && signal.waitMs === undefined;
   const originWide = own === r && (bare ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
   if (originWide) {
     paced = o;
@@ -269,8 +289,14 @@ function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
   if (ending.result === 'success') {
     const took = now - ending.sentAt;
     o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
-    // The success path: a plain success, no probe, nothing its headers say.
-    if (pass === r.plain && !ending.rateLimit) {
+    // The success path: a plain success, no probe, nothing its headers say, no hold it is
+    // evidence against (`heard`).
+    if (
+      pass === r.plain &&
+      !ending.rateLimit &&
+      o.pacer.holdUntil <= now &&
+      r.pacer.holdUntil <= now
+    ) {
       record(o, now, 'success', false);
       record(r, now, 'success', false);
       return;

@@ -61,8 +61,6 @@ export interface ThrottleSignal {
   readonly kind: 'limit' | 'quota' | 'overload';
   /** The server's wait (`Retry-After`, or the quota's reset). */
   readonly waitMs?: number | undefined;
-  /** Requests per second the headers announce (the quota over its period). */
-  readonly quotaPerSecond?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
 }
@@ -149,9 +147,10 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
   return unpace({ ...s }, settings);
 }
 
-function hold(d: Draft, now: number, ms: number, replace: boolean): void {
-  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
-  d.heldAt = now;
+/** Holds `d` until `until`, for the answer to an attempt sent at `sentAt`. */
+function hold(d: Draft, sentAt: number, until: number, replace: boolean): void {
+  d.holdUntil = replace ? until : Math.max(d.holdUntil, until);
+  d.heldAt = sentAt;
 }
 
 /**
@@ -179,14 +178,14 @@ function throttled(
   { share, reported }: { share: number; reported: boolean },
 ): PaceState {
   const d: Draft = { ...settled(s, settings, now) };
-  const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
+  const { kind, waitMs, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
   // scope's window mostly refused (two in three, of four at least: no random share is that high;
   // a burst that spent a limiter such as nginx's), a paced one's not rare among its successes.
   // Otherwise the call's own backoff retries it, as with load control off: a server that answers
   // a share of requests 429 at random is not slowed by a lower rate.
-  const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
+  const bare = kind === 'limit' && waitMs === undefined;
   const { successes, throttled, failures } = counts;
   const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
@@ -194,22 +193,23 @@ function throttled(
   d.releasing = false;
   const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
   // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
-  // burst: it holds until the server's wait is over or, if the server gave none, until a
-  // second has passed since the burst began (the shortest quota period in use).
+  // burst, and one in a slow start has found where it ends: it holds until the server's wait is
+  // over or, if the server gave none, until a second has passed since the burst began (the
+  // shortest quota period in use). A paced one that met it after its search slows down only.
   const holdMs =
-    kind === 'quota' || (kind === 'limit' && !d.base)
+    kind === 'quota' || (kind === 'limit' && (!d.base || d.slowStart))
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
       : undefined;
-  if (holdMs !== undefined) hold(d, now, holdMs, replace);
-  // What this client had accepted; over its share, what the scope accepted; or the quota its
-  // headers announce, if that is more: a client that spent its quota in a burst accepted too few
-  // to measure from.
+  if (holdMs) hold(d, sentAt, now + holdMs, replace);
+  // What this client had accepted; over its share, what the scope accepted. (The size a quota's
+  // headers announce is no rate: a token bucket's is its burst, and its reset in whole seconds
+  // names no period.)
   const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
-  let accepted = Math.max(own / share, quotaPerSecond);
+  let accepted = own / share;
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
   if (kind === 'overload' && d.overloadSince === Infinity) d.overloadSince = now;
   const oldNews = sentAt < d.decidedAt + periodMs / 4;
-  if (oldNews && d.base && share < 1 && !quotaPerSecond) {
+  if (oldNews && d.base && share < 1) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
     // the clients not heard from yet are counted at the average of those that were. (The largest
     // of their estimates would win every time, and ratchet the rate up on noise.)
@@ -220,7 +220,7 @@ function throttled(
     pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
     return d;
   }
-  learn(d, settings, now, accepted, oldNews, waitMs === undefined);
+  learn(d, settings, now, accepted, oldNews);
   // A decision starts a round: this client's report is its first.
   if (d.decidedAt === now) {
     d.roundSum = own;
@@ -244,14 +244,13 @@ function learn(
   now: number,
   accepted: number,
   oldNews: boolean,
-  noWaitSaid: boolean,
 ): void {
   if (!d.base || oldNews) {
     if (!d.base) {
       d.decidedAt = now;
-      // A server that said how long to wait named its period: what was accepted over it is the
-      // rate, with nothing to search for. With no wait said, slow start searches.
-      d.slowStart = noWaitSaid;
+      // What was accepted is where the search starts, wait said or not: a `Retry-After: 1` is
+      // as much a token bucket's that refills in milliseconds as a one-second window's.
+      d.slowStart = true;
     }
     pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
     return;
