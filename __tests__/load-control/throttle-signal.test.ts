@@ -17,20 +17,25 @@ describe('throttleSignal: a spent quota', () => {
       waitMs: 30_000,
       sentAt: 0,
     });
-    const rounded = { remaining: 0, resetMs: 2000 };
+    const rounded = { remaining: 0, resetMs: 3000 };
     expect(throttleSignal({ status: 200, rateLimit: rounded, sentAt: 0 }, scope(), 0)).toEqual({
       kind: 'quota',
-      waitMs: 2000,
+      waitMs: 3000,
       sentAt: 0,
     });
   });
 
-  it('holds nothing for a quota that resets within a second: a token or leaky bucket says so after each request (issue 21)', () => {
-    // A reset in whole seconds, rounded up, of 1 is anything up to a second; a bucket that
-    // refills in milliseconds says it of every request that took its last token. The next
-    // attempt finds out: a 429 and its Retry-After hold the call that gets them.
+  it('holds nothing for a quota that resets within two seconds: a token or leaky bucket says so after each request (issue 21)', () => {
+    // A reset in whole seconds, rounded up, of 1 is anything up to a second (2, against a Date
+    // truncated to the second); a bucket that refills in milliseconds says it of every request
+    // that took its last token. The next attempt finds out: a 429 and its Retry-After hold the
+    // call that gets them.
     const rateLimit = { remaining: 0, resetMs: 1000 };
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toBeUndefined();
+    const truncated = { remaining: 0, resetMs: 2000 };
+    expect(
+      throttleSignal({ status: 200, rateLimit: truncated, sentAt: 0 }, scope(), 0),
+    ).toBeUndefined();
     expect(throttleSignal({ status: 429, waitMs: 1000, rateLimit, sentAt: 0 }, scope(), 0)).toEqual(
       { kind: 'limit', waitMs: 1000, sentAt: 0 },
     );

@@ -90,17 +90,16 @@ export const describeCase = (c: Case): string => JSON.stringify(c);
 /**
  * The classes the search still finds violations in (issue 21, reported in BENCHMARKS.md): the CI
  * slice leaves them out, the long run counts them apart. Each is named by what it holds:
- * - `continuous-limiter-wait`: a token or leaky bucket, or a concurrency limiter, that states a
- *   wait or a quota in whole seconds: one answer holds the whole scope for a rounded second
- *   while the limiter refills in milliseconds;
  * - `outage`: the breaker's break (up to 2 s) outlasts a short outage, and its probes are fewer
  *   than the retries of load control off;
  * - `random-503`: random 503s, which the breaker and overload pacing read as the origin's.
+ *
+ * (`continuous-limiter-wait`, a token or leaky bucket or a concurrency limiter that states its
+ * wait or quota in whole seconds, is closed: a success wins over a hold, a reset of a second or
+ * less holds nothing, and a pace searches for the rate. The CI slice asserts it.)
  */
 export function openClassOf(c: Case): string | undefined {
-  const { limiter, headers, outage, noise } = c.server;
-  const continuous = limiter && limiter.algorithm !== 'fixed' && limiter.algorithm !== 'sliding';
-  if (continuous && headers !== 'none') return 'continuous-limiter-wait';
+  const { outage, noise } = c.server;
   if (outage) return 'outage';
   if (noise.ratio > 0 && noise.status === 503) return 'random-503';
   return undefined;
