@@ -219,8 +219,8 @@ describe('createLoadControl: throttle signals', () => {
   it('holds the origin until the reset when a 2xx says the quota is spent', () => {
     const c = control({ circuitBreaker: false });
     const { pass } = passOf(c.admit(O, 0, Infinity));
-    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 3000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
   });
 
   it('counts the requests still in flight against what is left of the quota', () => {
@@ -230,9 +230,9 @@ describe('createLoadControl: throttle signals', () => {
     c.settle(passes[0] as Pass, 0, {
       failed: false,
       status: 200,
-      rateLimit: { remaining: 2, resetMs: 2000 },
+      rateLimit: { remaining: 2, resetMs: 3000 },
     });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
   });
 
   it('does not throttle while more is left than the requests in flight', () => {
@@ -274,8 +274,8 @@ describe('createLoadControl: throttle signals', () => {
     const c = control({ circuitBreaker: false });
     c.observe(O, 0, { failed: true, status: 500 });
     const { pass } = passOf(c.admit(O, 0, Infinity));
-    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 3000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
   });
 
   /** Settles `successes` then `failures` (with `status`), all sent at 0, at the times given. */
