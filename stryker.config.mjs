@@ -11,15 +11,17 @@ const tests = {
   options: [unit('options'), file('docs/readme-options')],
   retry: [unit('retry')],
   http: [unit('http')],
-  runtime: [unit('runtime')],
-  contract: [
-    file('load-control/store-seam'),
-    file('load-control/store-clock'),
-    file('load-control/circuit-breaker'),
-    file('load-control/pacer'),
+  runtime: [
+    unit('runtime'),
+    file('retry/budget'),
+    file('load-control/outcome-window'),
     file('axios/interceptor-cancellation'),
-    file('axios/interceptor-deadline'),
+  ],
+  contract: [
+    file('options/migration'),
+    file('load-control/load-control'),
     file('server/retry-layer'),
+    file('server/inbound-headers'),
   ],
   axios: [unit('axios')],
   'load-control': [
