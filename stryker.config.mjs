@@ -18,6 +18,7 @@ const tests = {
     file('axios/interceptor-cancellation'),
   ],
   contract: [
+    unit('contract'),
     file('options/migration'),
     file('load-control/load-control'),
     file('server/retry-layer'),
