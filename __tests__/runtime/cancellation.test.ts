@@ -90,7 +90,7 @@ describe('cancellationError', () => {
 
   it("else a CanceledError with the request's config, as axios rejects with", () => {
     const given = config({ signal: new AbortController().signal });
-    const error = cancellationError(given) as CanceledError<unknown>;
+    const error = cancellationError(given) as Error & { config?: unknown };
     expect(error).toBeInstanceOf(CanceledError);
     expect(error.config).toBe(given);
     expect(axios.isCancel(error)).toBe(true);
