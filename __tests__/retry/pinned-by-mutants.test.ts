@@ -1,33 +1,8 @@
 // Behaviours of src/retry that no test pinned until its mutation run found them
 // (docs/mutation.md): each test below fails with the mutant its comment names.
-import type { RequestRetryOptions, RetryState } from '../../src/contract/types';
-import { resolveClientOptions } from '../../src/options/options';
 import { createRetryBudget } from '../../src/retry/budget';
-import { type AttemptOutcome, decide, isPacedThrottle } from '../../src/retry/policy';
-
-const NOW = 1_000_000;
-
-function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
-  return {
-    classification: { kind: 'status', neverSent: false },
-    status: 503,
-    method: 'GET',
-    hasIdempotencyKey: false,
-    replayableBody: true,
-    verdict: () => undefined,
-    ...overrides,
-  };
-}
-
-const state = (overrides: Partial<RetryState> = {}): RetryState => ({
-  retryCount: 0,
-  startedAt: NOW,
-  delays: [],
-  ...overrides,
-});
-
-const options = (overrides: RequestRetryOptions = {}) =>
-  resolveClientOptions({ random: () => 0.5, ...overrides }).options;
+import { decide, isPacedThrottle } from '../../src/retry/policy';
+import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
 
 describe("decide: the server's advice", () => {
   it('`advice: true` retries what the default rule would not (a POST 503 without a key)', () => {

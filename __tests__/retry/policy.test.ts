@@ -1,35 +1,11 @@
 import type { RequestRetryOptions, RetryState } from '../../src/contract/types';
 import type { Classification } from '../../src/http/classify';
-import { resolveClientOptions } from '../../src/options/options';
 import { createRetryBudget } from '../../src/retry/budget';
 import { type AttemptOutcome, decide } from '../../src/retry/policy';
+import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
 
-const NOW = 1_000_000;
-const half = () => 0.5;
-
-const status503: Classification = { kind: 'status', neverSent: false };
 const reset: Classification = { kind: 'transient', neverSent: false };
 const refused: Classification = { kind: 'transient', neverSent: true };
-
-function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
-  return {
-    classification: status503,
-    status: 503,
-    method: 'GET',
-    hasIdempotencyKey: false,
-    replayableBody: true,
-    verdict: () => undefined,
-    ...overrides,
-  };
-}
-
-function state(overrides: Partial<RetryState> = {}): RetryState {
-  return { retryCount: 0, startedAt: NOW, delays: [], ...overrides };
-}
-
-function options(overrides: RequestRetryOptions = {}) {
-  return resolveClientOptions({ random: half, ...overrides }).options;
-}
 
 describe('decide: what is retried', () => {
   it.each<[string, Partial<AttemptOutcome>, boolean]>([

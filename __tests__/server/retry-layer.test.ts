@@ -3,10 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import axios, { type AxiosRequestConfig, type InternalAxiosRequestConfig } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { attachRetry, type RetryOptions } from '../../src';
-import type { RetryState } from '../../src/contract/types';
-import type { Classification } from '../../src/http/classify';
-import { resolveClientOptions } from '../../src/options/options';
-import { type AttemptOutcome, decide } from '../../src/retry/policy';
+import { decide } from '../../src/retry/policy';
 import {
   answerUpstreamGaveUp,
   inboundRequest,
@@ -14,33 +11,11 @@ import {
   SHOULD_RETRY_HEADER,
   upstreamGaveUp,
 } from '../../src/server';
+import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
 import { failureOf } from '../helpers/failure';
 
 // Issue 16, without a network: the client side (server signals in decide, the propagated
 // headers) and the server side (the hook that makes a call follow the inbound request).
-
-const NOW = 1_000_000;
-const status: Classification = { kind: 'status', neverSent: false };
-
-function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
-  return {
-    classification: status,
-    status: 503,
-    method: 'GET',
-    hasIdempotencyKey: false,
-    replayableBody: true,
-    verdict: () => undefined,
-    ...overrides,
-  };
-}
-const state = (overrides: Partial<RetryState> = {}): RetryState => ({
-  retryCount: 0,
-  startedAt: NOW,
-  delays: [],
-  ...overrides,
-});
-const options = (overrides: RetryOptions = {}) =>
-  resolveClientOptions({ random: () => 0.5, ...overrides }).options;
 
 describe('decide honours what the server said', () => {
   it('stops with upstream-gave-up on "don\'t retry", whatever shouldRetry says, before any limit', () => {
