@@ -28,15 +28,20 @@ function seeded(seed: number): () => number {
   };
 }
 
+/** A healthy server on 127.0.0.1 that answers a bare 429 to 0.5 % of requests, the same ones each run. */
+async function occasionally429() {
+  const draw = seeded(5);
+  return track(
+    await startServer((_arrival, res) => {
+      if (draw() < 0.005) res.writeHead(429).end();
+      else res.end('ok');
+    }),
+  );
+}
+
 it('0.5 % random 429s (no headers), 1 000 calls at 32 in flight: throughput ≥ 0.6× that of load control off, 0 failed', async () => {
   const run = async (loadControl: boolean) => {
-    const draw = seeded(5);
-    const server = track(
-      await startServer((_arrival, res) => {
-        if (draw() < 0.005) res.writeHead(429).end();
-        else res.end('ok');
-      }),
-    );
+    const server = await occasionally429();
     const client = clientFor(
       server.url,
       loadControl ? {} : { circuitBreaker: false, pacing: false },
@@ -85,13 +90,7 @@ it('one 200 with remaining 0 and an unreadable reset does not pace the origin: 5
 // reproduced here; what would have slowed it is named: no call waits at the gate, none fails.
 it('0.5 % random 429s (no headers), keep-alive agent of 64 sockets, 64 workers, 10 s timeout, 2 000 calls: no call waits at the gate, 0 failed, throughput ≥ 0.6× off', async () => {
   const run = async (loadControl: boolean) => {
-    const draw = seeded(5);
-    const server = track(
-      await startServer((_arrival, res) => {
-        if (draw() < 0.005) res.writeHead(429).end();
-        else res.end('ok');
-      }),
-    );
+    const server = await occasionally429();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     onCleanup(() => agent.destroy());
     const instance = axios.create({ baseURL: server.url, httpAgent: agent, timeout: 10_000 });
