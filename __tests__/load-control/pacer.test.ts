@@ -324,6 +324,18 @@ describe('createPacer: overload that pacing did not cause', () => {
     expect(p.paced).toBe(true);
   });
 
+  it('judges the window of pacing by when the 503 was sent, not when its answer was read', () => {
+    // A client whose event loop lags reads the answers to sends made early in the window late:
+    // they say nothing of whether pacing helped (seen: nginx's bare 503s, 100 calls on a loaded
+    // CI box; read at the answer, pacing gave up and the retries spent the budget).
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload');
+    throttle(p, 1500, counts(70, 30), undefined, 'overload', undefined, 1100);
+    expect(p.paced).toBe(true);
+    throttle(p, 1600, counts(70, 30), undefined, 'overload', undefined, 1201);
+    expect(p.paced).toBe(false);
+  });
+
   it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');

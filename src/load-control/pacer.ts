@@ -156,15 +156,15 @@ function hold(d: Draft, now: number, ms: number, replace: boolean): void {
 
 /**
  * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
- * a whole window measured since pacing began and still mostly failures. Returns whether the
- * signal is spent.
+ * a whole window after pacing began and still mostly failures. Judged at the attempt's send: a
+ * lagging client reads the answers to earlier sends late. Returns whether the signal is spent.
  */
-function overloadNotOurs(d: Draft, settings: PacingSettings, now: number): boolean {
-  if (now >= d.ignoreOverloadUntil) {
-    if (!(now - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
+function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): boolean {
+  if (sentAt >= d.ignoreOverloadUntil) {
+    if (!(sentAt - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
     Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
   }
-  d.ignoreOverloadUntil = now + settings.healthyAfterMs;
+  d.ignoreOverloadUntil = sentAt + settings.healthyAfterMs;
   return true;
 }
 
@@ -180,7 +180,7 @@ function throttled(
 ): PaceState {
   const d: Draft = { ...settled(s, settings, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
-  if (kind === 'overload' && overloadNotOurs(d, settings, now)) return d;
+  if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
   // scope's window mostly refused (two in three, of four at least: no random share is that high;
   // a burst that spent a limiter such as nginx's), a paced one's not rare among its successes.
