@@ -53,9 +53,12 @@ export const manyProcesses: Story = {
       return [first, second];
     });
     report.check(failedCalls(shared) === 0, 'with the store, no call failed');
+    // What the store reliably buys is time: each process alone learns the limit from its own
+    // 429s and backs off too far. Its count of 429s is not reliably lower (85–116 against 69–173
+    // over six runs: the processes' first second overshoots), so it is shown, not claimed.
     report.check(
-      answeredWith(shared, 429) < answeredWith(alone, 429),
-      `with the store, fewer 429s (${answeredWith(shared, 429)}) than each process learning alone (${answeredWith(alone, 429)})`,
+      completionMs(shared) < completionMs(alone),
+      `with the store, the job finished sooner (${seconds(completionMs(shared))}) than with each process learning alone (${seconds(completionMs(alone))})`,
     );
     report.check(
       completionMs(shared) <= idealMs * 1.25,
