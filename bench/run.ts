@@ -126,13 +126,20 @@ async function main(): Promise<void> {
   if (!only.length || only.includes('never-worse')) {
     console.log('\n=== Never worse than off (virtual time) ===\n');
     const cases = Number(process.env.NEVER_WORSE_CASES) || undefined;
-    const report = await neverWorse({ cases, progress: (line) => console.log(`  ${line}`) });
+    // `NEVER_WORSE_BASELINE=main`: each case judged against the package at that ref too (printed,
+    // not written: BENCHMARKS.md holds the run against off alone).
+    const baseline = process.env.NEVER_WORSE_BASELINE || undefined;
+    const report = await neverWorse({
+      cases,
+      baseline,
+      progress: (line) => console.log(`  ${line}`),
+    });
     printScenario(report);
     neverWorseSection = renderSection('never-worse', report, {
       command: 'npm run bench -- never-worse',
       date: environment.date,
     });
-    if (only.length && !cases)
+    if (only.length && !cases && !baseline)
       writeSection('never-worse', join(REPO_ROOT, 'BENCHMARKS.md'), neverWorseSection);
   }
 

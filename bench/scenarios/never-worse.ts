@@ -1,4 +1,5 @@
 // Issue 21: the long run of the "never worse than off" search (`npm run bench -- never-worse`).
+import { baselineAt } from '../sim/baseline';
 import { openClassOf } from '../sim/cases';
 import type { Invariant } from '../sim/differential';
 import { TOLERANCE } from '../sim/differential';
@@ -21,11 +22,18 @@ const INVARIANTS: Record<Invariant, string> = {
 };
 
 export async function neverWorse(
-  options: { cases?: number; progress?: (line: string) => void } = {},
+  options: {
+    cases?: number;
+    progress?: (line: string) => void;
+    /** A git ref: each case is judged against the package at that ref too (`baseline.ts`). */
+    baseline?: string | undefined;
+  } = {},
 ): Promise<ScenarioReport> {
   const startedAt = performance.now();
   const cases = options.cases ?? NEVER_WORSE.cases;
+  const baseline = options.baseline === undefined ? undefined : baselineAt(options.baseline);
   const report = await search({
+    baseline: baseline?.attach,
     cases,
     firstSeed: NEVER_WORSE.firstSeed,
     maxJobs: NEVER_WORSE.maxJobs,
@@ -46,6 +54,14 @@ export async function neverWorse(
       measured: `${report.violating} of ${cases} cases violate an invariant (${report.violatingOutsideOpen} outside the open classes); worst completion on ÷ off ${report.worstTimeRatio.toFixed(2)}`,
     },
   ];
+  const vs = report.vsBaseline;
+  if (baseline && vs) {
+    targets.push({
+      target: `never worse than the baseline (${options.baseline}, ${baseline.commit}): (a)–(c) against it`,
+      met: vs.violating === 0,
+      measured: `${vs.violating} of ${cases} cases worse (a ${vs.byInvariant['a-succeeds']}, b ${vs.byInvariant['b-time']}, c ${vs.byInvariant['c-requests']})${vs.worst.map((w) => `; seed ${w.seed}: ${w.detail}`).join('')}`,
+    });
+  }
   // (e): the gains in overload and outage stay: the existing scenarios' targets.
   for (const scenario of [fullOutage, contentionHerd]) {
     const { targets: theirs } = await scenario();

@@ -1,10 +1,12 @@
 // "Never worse than off" (issue 21): one case is a seeded workload against a server of the
 // family, run twice in virtual time: load control on (the defaults) and off
 // (`circuitBreaker: false, pacing: false`: per-call retries and the budget only). The invariants
-// compare the two runs.
+// compare the two runs. Optionally a third run, the package at a git ref (`baseline.ts`), is
+// judged by the same invariants in place of off.
 import type { AxiosInstance } from 'axios';
 import { attachRetry, type RetryOptions } from '../../src';
 import type { Contestant } from '../contestants';
+import type { AttachRetry } from './baseline';
 import {
   type Answered,
   familyServer,
@@ -42,7 +44,8 @@ export interface Case {
   readonly workload: WorkloadSpec;
 }
 
-export type Mode = 'on' | 'off';
+/** `baseline`: load control on (the defaults), with the package at a git ref. */
+export type Mode = 'on' | 'off' | 'baseline';
 
 export interface RunOutcome {
   readonly jobs: number;
@@ -70,6 +73,9 @@ export interface CaseResult {
   readonly off: RunOutcome;
   readonly capacityMs: number;
   readonly violations: readonly Violation[];
+  /** With a baseline: its run, and how this tree's run is worse than it ((a)–(c), judged as against off). */
+  readonly baseline?: RunOutcome;
+  readonly vsBaseline?: readonly Violation[];
 }
 
 // The tolerances of the invariants (issue 21), and the one this bench adds: a time within 20 ms
@@ -83,7 +89,11 @@ export const TOLERANCE = {
   requestsSlack: 2,
 } as const;
 
-function contestant(mode: Mode, c: Case, openings: { count: number }): Contestant {
+function contestant(
+  mode: Mode,
+  c: Case,
+  { openings, attach }: { openings: { count: number }; attach: AttachRetry },
+): Contestant {
   const w = c.workload;
   const hub = w.store && w.clients > 1 ? sharedStoreHub() : undefined;
   return {
@@ -98,10 +108,10 @@ function contestant(mode: Mode, c: Case, openings: { count: number }): Contestan
         ...(w.deadlineMs ? { deadlineMs: w.deadlineMs } : {}),
       };
       if (mode === 'off') {
-        attachRetry(instance, { ...options, circuitBreaker: false, pacing: false });
+        attach(instance, { ...options, circuitBreaker: false, pacing: false });
         return;
       }
-      attachRetry(instance, {
+      attach(instance, {
         ...options,
         ...(hub ? { store: hub() } : {}),
         circuitBreaker: {
@@ -157,11 +167,15 @@ function earlyAttempts(notes: readonly Answered[]): number {
   return early;
 }
 
-export async function runMode(c: Case, mode: Mode): Promise<RunOutcome> {
+export async function runMode(
+  c: Case,
+  mode: Mode,
+  attach: AttachRetry = attachRetry,
+): Promise<RunOutcome> {
   const notes: Answered[] = [];
   const done = { ok: 0 };
   const openings = { count: 0 };
-  const result = await simulate(contestant(mode, c, openings), {
+  const result = await simulate(contestant(mode, c, { openings, attach }), {
     settings: { retries: c.workload.retries },
     server: () => familyServer(c.server, c.workload.routes, (note) => notes.push(note)),
     workload: jobLoop(c.workload, done),
@@ -255,9 +269,13 @@ export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
   return violations;
 }
 
-export async function runCase(c: Case): Promise<CaseResult> {
+export async function runCase(c: Case, baseline?: AttachRetry): Promise<CaseResult> {
   const off = await runMode(c, 'off');
   const on = await runMode(c, 'on');
   const capacityMs = capacityBoundMs(c, off.completionMs);
-  return { on, off, capacityMs, violations: judge(c, on, off) };
+  const result = { on, off, capacityMs, violations: judge(c, on, off) };
+  if (!baseline) return result;
+  const then = await runMode(c, 'baseline', baseline);
+  const vsBaseline = judge(c, on, then).filter((v) => v.invariant !== 'd-retry-after');
+  return { ...result, baseline: then, vsBaseline };
 }

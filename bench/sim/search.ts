@@ -2,6 +2,7 @@
 // invariant, and the worst ones shrunk by fast-check to the smallest case that still breaks the
 // same invariant.
 import fc from 'fast-check';
+import type { AttachRetry } from './baseline';
 import { caseArbitrary } from './cases';
 import { type Case, type CaseResult, type Invariant, runCase } from './differential';
 
@@ -26,6 +27,16 @@ export interface SearchReport {
   readonly worstRatio: Readonly<Record<Invariant, number>>;
   /** Of every case: completion on ÷ off, at its largest. */
   readonly worstTimeRatio: number;
+  /** With a baseline: the cases this tree does worse in than the baseline, by invariant, and the worst few. */
+  readonly vsBaseline?: {
+    readonly violating: number;
+    readonly byInvariant: Readonly<Record<Invariant, number>>;
+    readonly worst: readonly {
+      readonly seed: number;
+      readonly detail: string;
+      readonly ratio: number;
+    }[];
+  };
 }
 
 const INVARIANTS: readonly Invariant[] = ['a-succeeds', 'b-time', 'c-requests', 'd-retry-after'];
@@ -60,6 +71,8 @@ export async function search(options: {
   readonly progress?: ((line: string) => void) | undefined;
   /** The open class of a case, if it is in one. */
   readonly classOf?: (c: Case) => string | undefined;
+  /** The package at a git ref (`baseline.ts`), each case judged against it too. */
+  readonly baseline?: AttachRetry | undefined;
 }): Promise<SearchReport> {
   const zero = () => Object.fromEntries(INVARIANTS.map((i) => [i, 0])) as Record<Invariant, number>;
   const byInvariant = zero();
@@ -70,10 +83,27 @@ export async function search(options: {
   const worstRatio = zero();
   const worstFound = new Map<Invariant, Found & { ratio: number }>();
   let worstTimeRatio = 0;
+  const vs = {
+    violating: 0,
+    byInvariant: zero(),
+    worst: [] as { seed: number; detail: string; ratio: number }[],
+  };
   for (let i = 0; i < options.cases; i++) {
     const seed = options.firstSeed + i;
     const c = caseOf(seed, options.maxJobs);
-    const result = await runCase(c);
+    const result = await runCase(c, options.baseline);
+    if (result.vsBaseline?.length) vs.violating += 1;
+    for (const v of result.vsBaseline ?? []) {
+      vs.byInvariant[v.invariant] += 1;
+      vs.worst.push({
+        seed,
+        detail: `${v.invariant} ${v.detail.replace(/ off\b/, ' baseline')}`,
+        ratio: v.ratio,
+      });
+      options.progress?.(
+        `seed ${seed}: worse than the baseline: ${v.invariant} ${v.detail.replace(/ off\b/, ' baseline')}`,
+      );
+    }
     worstTimeRatio = Math.max(
       worstTimeRatio,
       result.on.completionMs / Math.max(1, result.off.completionMs),
@@ -108,5 +138,8 @@ export async function search(options: {
     byInvariantOutsideOpen,
     openClasses: [...open].map(([name, count]) => `${name} (${count} cases)`),
     ...{ worst, worstRatio, worstTimeRatio },
+    ...(options.baseline
+      ? { vsBaseline: { ...vs, worst: vs.worst.sort((a, b) => b.ratio - a.ratio).slice(0, 10) } }
+      : {}),
   };
 }
