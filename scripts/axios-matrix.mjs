@@ -19,14 +19,17 @@ function oldestClaimed() {
   return lowest[0];
 }
 
-// What failed (each test's title and the first line of its error) and the final counts.
+// What failed (each test's title, the first line of its error and the line of the test that
+// failed, from jest's code frame) and the final counts.
 function jestSummary(output) {
   const lines = output.split('\n').map((line) => line.trim());
   const failures = [];
   lines.forEach((line, index) => {
     if (!line.startsWith('●')) return;
-    const reason = lines.slice(index + 1).find((next) => next !== '');
-    failures.push(`${line}\n        ${reason ?? ''}`);
+    const after = lines.slice(index + 1, index + 80);
+    const reason = after.find((next) => next !== '');
+    const at = after.find((next) => /^> \d+ \|/.test(next));
+    failures.push(`${line}\n        ${reason ?? ''}${at ? `\n        ${at}` : ''}`);
   });
   const counts = lines.filter((line) => /^(Tests|Test Suites):/.test(line));
   return [...new Set(failures)].slice(0, 12).concat(counts);

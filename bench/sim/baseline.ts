@@ -14,20 +14,13 @@ export type AttachRetry = typeof attachRetry;
 const REPO_ROOT = join(__dirname, '..', '..');
 
 /**
- * `attachRetry` of `src/` at `ref`: its source taken with `git archive` and bundled once into
- * `node_modules/.cache/` (axios and uuid are this checkout's, as the users' would be).
+ * `attachRetry` of the package whose `src/` is in `dir` (under this checkout, so that its
+ * `require('axios')` resolves to this checkout's axios, as the users' would), bundled once into
+ * `dir/index.cjs`.
  */
-export function baselineAt(ref: string): { readonly attach: AttachRetry; readonly commit: string } {
-  const git = (...args: string[]): string =>
-    execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
-  const dir = join(REPO_ROOT, 'node_modules', '.cache', 'never-worse-baseline', commit);
+export function bundledIn(dir: string): AttachRetry {
   const bundle = join(dir, 'index.cjs');
   if (!existsSync(bundle)) {
-    mkdirSync(dir, { recursive: true });
-    execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C '${dir}'`], {
-      cwd: REPO_ROOT,
-    });
     buildSync({
       entryPoints: [join(dir, 'src', 'index.ts')],
       bundle: true,
@@ -39,7 +32,24 @@ export function baselineAt(ref: string): { readonly attach: AttachRetry; readonl
       logLevel: 'error',
     });
   }
-  // The bundle's `require('axios')` resolves up from node_modules/.cache: this checkout's axios.
-  const { attachRetry: attach } = require(bundle) as { attachRetry: AttachRetry };
-  return { attach, commit: commit.slice(0, 7) };
+  return (require(bundle) as { attachRetry: AttachRetry }).attachRetry;
+}
+
+/** Where baselines are kept: `node_modules/.cache/never-worse-baseline/<name>`. */
+export const baselineDir = (name: string): string =>
+  join(REPO_ROOT, 'node_modules', '.cache', 'never-worse-baseline', name);
+
+/** `attachRetry` of `src/` at `ref`, its source taken with `git archive` (once per commit). */
+export function baselineAt(ref: string): { readonly attach: AttachRetry; readonly commit: string } {
+  const git = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const commit = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const dir = baselineDir(commit);
+  if (!existsSync(join(dir, 'src'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C '${dir}'`], {
+      cwd: REPO_ROOT,
+    });
+  }
+  return { attach: bundledIn(dir), commit: commit.slice(0, 7) };
 }
