@@ -2,30 +2,17 @@
 // (docs/mutation.md): each test below fails with the mutant its comment names.
 import { now } from '../../src/runtime/clock';
 import { publish } from '../../src/runtime/metrics';
-import { type Interruption, sleep } from '../../src/runtime/sleep';
+import { sleep } from '../../src/runtime/sleep';
+import { manualInterruption } from '../helpers/manual-interruption';
 
 afterEach(() => jest.useRealTimers());
-
-function manual() {
-  const listeners = new Set<() => void>();
-  const interruption: Interruption = {
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-  const fire = (): void => {
-    for (const listener of [...listeners]) listener();
-  };
-  return { interruption, fire };
-}
 
 describe('sleep', () => {
   const canceled = () => new Error('canceled');
 
   it('ends early on a wake', async () => {
     jest.useFakeTimers();
-    const { interruption, fire } = manual();
+    const { interruption, fire } = manualInterruption();
     const done = jest.fn();
     void sleep(10_000, { canceled, wake: interruption }).then(done);
     fire();
@@ -48,7 +35,7 @@ describe('sleep', () => {
 
   it('counts a wake and then its timer as one end: it still waits for onSet', async () => {
     jest.useFakeTimers();
-    const { interruption, fire } = manual();
+    const { interruption, fire } = manualInterruption();
     let settle: () => void = () => undefined;
     const done = jest.fn();
     void sleep(100, {

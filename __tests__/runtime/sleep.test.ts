@@ -1,22 +1,8 @@
-import { type Interruption, sleep } from '../../src/runtime/sleep';
+import { sleep } from '../../src/runtime/sleep';
+import { manualInterruption } from '../helpers/manual-interruption';
 
 beforeEach(() => jest.useFakeTimers());
 afterEach(() => jest.useRealTimers());
-
-/** An interruption the test fires by hand, counting its live listeners. */
-function manualInterruption() {
-  const listeners = new Set<() => void>();
-  const interruption: Interruption = {
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-  const fire = () => {
-    for (const listener of [...listeners]) listener();
-  };
-  return { interruption, fire, listeners };
-}
 
 describe('sleep', () => {
   it('resolves after the delay, rounded up to the whole millisecond, and not before', async () => {

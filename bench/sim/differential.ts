@@ -224,15 +224,15 @@ export function capacityBoundMs(c: Case, offMs = Infinity): number {
   return Math.max(bound + s.latency.baseMs, outageEnd);
 }
 
-/** The invariants of one case (a)–(d). */
-export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
+/** The invariants of one case (a)–(d); `against` names the run compared with (off, or a baseline). */
+export function judge(c: Case, on: RunOutcome, off: RunOutcome, against = 'off'): Violation[] {
   const violations: Violation[] = [];
   const tolerated = Math.floor(TOLERANCE.okShare * c.workload.jobs);
   if (on.jobsOk < off.jobsOk - tolerated) {
     violations.push({
       invariant: 'a-succeeds',
       ratio: (off.jobsOk - on.jobsOk) / Math.max(1, tolerated),
-      detail: `${on.jobsOk} jobs done vs ${off.jobsOk} off (of ${c.workload.jobs})`,
+      detail: `${on.jobsOk} jobs done vs ${off.jobsOk} ${against} (of ${c.workload.jobs})`,
     });
   }
   const capacityMs = capacityBoundMs(c, off.completionMs);
@@ -242,7 +242,7 @@ export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
     violations.push({
       invariant: 'b-time',
       ratio: on.completionMs / allowedMs,
-      detail: `${on.completionMs} ms vs ${off.completionMs} ms off, capacity bound ${Math.round(capacityMs)} ms`,
+      detail: `${on.completionMs} ms vs ${off.completionMs} ms ${against}, capacity bound ${Math.round(capacityMs)} ms`,
     });
   }
   const perJob = off.jobsOk ? Math.max(1, on.jobsOk / off.jobsOk) : 1;
@@ -251,7 +251,7 @@ export function judge(c: Case, on: RunOutcome, off: RunOutcome): Violation[] {
     violations.push({
       invariant: 'c-requests',
       ratio: on.requests / allowedRequests,
-      detail: `${on.requests} requests vs ${off.requests} off`,
+      detail: `${on.requests} requests vs ${off.requests} ${against}`,
     });
   }
   for (const [mode, run] of [
@@ -276,6 +276,6 @@ export async function runCase(c: Case, baseline?: AttachRetry): Promise<CaseResu
   const result = { on, off, capacityMs, violations: judge(c, on, off) };
   if (!baseline) return result;
   const then = await runMode(c, 'baseline', baseline);
-  const vsBaseline = judge(c, on, then).filter((v) => v.invariant !== 'd-retry-after');
+  const vsBaseline = judge(c, on, then, 'baseline').filter((v) => v.invariant !== 'd-retry-after');
   return { ...result, baseline: then, vsBaseline };
 }

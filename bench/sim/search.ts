@@ -94,15 +94,10 @@ export async function search(options: {
     const result = await runCase(c, options.baseline);
     if (result.vsBaseline?.length) vs.violating += 1;
     for (const v of result.vsBaseline ?? []) {
+      const detail = `${v.invariant} ${v.detail}`;
       vs.byInvariant[v.invariant] += 1;
-      vs.worst.push({
-        seed,
-        detail: `${v.invariant} ${v.detail.replace(/ off\b/, ' baseline')}`,
-        ratio: v.ratio,
-      });
-      options.progress?.(
-        `seed ${seed}: worse than the baseline: ${v.invariant} ${v.detail.replace(/ off\b/, ' baseline')}`,
-      );
+      vs.worst.push({ seed, detail, ratio: v.ratio });
+      options.progress?.(`seed ${seed}: worse than the baseline: ${detail}`);
     }
     worstTimeRatio = Math.max(
       worstTimeRatio,

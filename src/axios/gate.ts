@@ -293,6 +293,9 @@ function gatedAdapter(
 /** Sends an attempt through the gate of its origin, in place of its adapter. */
 export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => void;
 
+/** Whose default adapter a call with none of its own is sent with: the instance, or `axios`. */
+export type Sender = { readonly defaults: { readonly adapter?: unknown } };
+
 /**
  * The gate of a client's calls. The wrapper of each adapter under the client's own settings is
  * made once and kept, so the success path builds none; a call with settings of its own gets a
@@ -301,7 +304,7 @@ export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => v
 export function createGate(
   control: LoadControl,
   clientOptions: ResolvedOptions,
-  sender: { readonly defaults: { readonly adapter?: unknown } },
+  sender: Sender,
 ): Gate {
   const shared = new WeakMap<object, AxiosAdapter | undefined>();
   return (config, call) => {

@@ -21,8 +21,9 @@ export const readHeader = (headers: unknown, name: string): string | undefined =
  * (ours, or checked as options), and the values numbers or keys.
  */
 export function putHeader(headers: Headers, name: string, value: unknown): void {
+  const lower = name.toLowerCase();
   let key = name;
-  for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) key = k;
+  for (const k of Object.keys(headers)) if (k.toLowerCase() === lower) key = k;
   if (headers[key] !== false) headers[key] = `${value}`;
 }
 

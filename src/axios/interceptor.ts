@@ -27,7 +27,14 @@ import { now as clockNow } from '../runtime/clock';
 import { publish } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
-import { createGate, type Gate, type GateStop, gateStopOf, observeFailure } from './gate';
+import {
+  createGate,
+  type Gate,
+  type GateStop,
+  gateStopOf,
+  observeFailure,
+  type Sender,
+} from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, putHeader, readHeader, stampIdempotencyKey } from './idempotency';
 import { type Reissue, reissueThrough } from './reissue';
@@ -354,7 +361,7 @@ interface RetryHandlers extends Client {
 function createRetryHandlers(
   options: RetryOptions | undefined,
   reissue: Reissue,
-  sender: { readonly defaults: { readonly adapter?: unknown } },
+  sender: Sender,
 ): RetryHandlers {
   const settings = resolveClientOptions(options);
   // With the breaker and pacing off, the origins' outcomes are still counted: the retry budget
