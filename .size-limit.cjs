@@ -26,10 +26,12 @@ module.exports = [
     // views, diagnostics_channel metrics, the store seam of issue 15). Issue 25 stops that: the
     // TARGET is 12 KiB (12 288 B); this guard is lowered to what each pay-down reaches, and only
     // ever lowered. Issue 25's session: 14 078 B measured here (its features paid for by
-    // consolidation and by leaving three quota dialects out); the guard down to 14 100 B.
+    // consolidation and by leaving three quota dialects out); the guard down to 14 100 B. Then
+    // internal property names shortened by the build (-420 B) paid for the store guard of issue
+    // 22 (+316 B): 13 983 B, the guard down to 14 000 B.
     name: 'axios-safe-retry (main entry)',
     path: 'dist/index.mjs',
-    limit: '14100 B',
+    limit: '14000 B',
     gzip: true,
     ignore: external,
     modifyEsbuildConfig: bundledFor('neutral'),

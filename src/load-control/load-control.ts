@@ -141,7 +141,9 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   if (!probes) {
     at = o.pacer.reserve(now, latest);
     if (at < o.pacer.holdUntil) holdProbe = o;
-    at = r.pacer.reserve(at, latest);
+    // A call that waits for the origin's slot is no probe of the route's hold: taken at that
+    // slot, the probe would hold back the route's next one until long after it is due.
+    at = r.pacer.reserve(at, latest, at <= now);
     if (at < r.pacer.holdUntil) holdProbe = r;
   }
   // Only a send that waits (or a probe) can come too late to be of use: a plain one that goes
@@ -243,8 +245,15 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
       : undefined;
   if (!signal) {
     if (own === r) isAnnouncedElsewhere(o, r, ending);
+    // A probe that succeeded ends every hold it went through (one held before it was sent: a
+    // call that probes the route's hold went through the origin's too).
     if (holdProbe && ending.result === 'success') {
-      pacerChange(holdProbe, now, (pacer) => pacer.endHold(now));
+      for (const scope of [o, r]) {
+        const { holdUntil, heldAt } = scope.pacer.state;
+        if (holdUntil > now && heldAt <= ending.sentAt) {
+          pacerChange(scope, now, (pacer) => pacer.endHold(now));
+        }
+      }
     }
     return;
   }
@@ -294,7 +303,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
   };
   const close = store.watch((key, latest) => {
     const scope = c.scopes.get(key);
-    if (scope) adopt(scope, latest, storeNow(store));
+    if (scope) adopt(scope, latest, c.settings);
   });
   return { ...createLoadControlApi(c, store), close, now: () => storeNow(store) };
 }

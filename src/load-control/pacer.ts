@@ -31,9 +31,9 @@ export interface Pacer {
    * The time at which the next send may go (`now` when nothing holds it), reserved for the
    * caller when it is no later than `latest`; a later one is returned but not reserved. During a
    * hold, once every `probeEveryMs`, the call that comes then goes at once as a probe (its slot
-   * is before `holdUntil`).
+   * is before `holdUntil`), unless `mayProbe` is false.
    */
-  reserve(now: number, latest: number): number;
+  reserve(now: number, latest: number, mayProbe?: boolean): number;
   /**
    * A throttle signal. `waitMs` is the server's own wait; `replace` says a probe's reading
    * replaces the hold (a quota that reset early ends it).
@@ -374,9 +374,10 @@ export function createPacer(
       const { base, lastSignal } = state;
       return base && now - lastSignal < settings.healthyAfterMs ? rateAt(state, now) : undefined;
     },
-    reserve(now, latest) {
+    reserve(now, latest, mayProbe = true) {
       state = settled(state, settings, now);
-      return reserveSlot(state, own, now, latest, share(), probeEveryMs, random);
+      const every = mayProbe ? probeEveryMs : Infinity;
+      return reserveSlot(state, own, now, latest, share(), every, random);
     },
     throttle(now, counts, signal, replace) {
       const reported = own.round === state.decidedAt;

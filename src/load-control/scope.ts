@@ -9,6 +9,7 @@ import {
 import { type AttemptResult, createOutcomeWindow, type OutcomeWindow } from './outcome-window';
 import { createPacer, PACING_WINDOW_MS, type Pacer, type PacingSettings } from './pacer';
 import { storeNow } from './store';
+import { bounded } from './store-guard';
 import { createWaitQueue, type WaitQueue } from './wait-queue';
 
 /**
@@ -90,9 +91,14 @@ const sharedOf = (scope: Scope): SharedScope => ({
   breaker: scope.breaker?.shared ?? CLOSED,
 });
 
-/** Takes the state another client left: the pacer's, then the breaker's (which may wake calls). */
-export function adopt(scope: Scope, latest: SharedScope, now: number): void {
-  if (latest.version <= scope.version) return;
+/**
+ * Takes the state another client left, bounded by this client's rules (`store-guard.ts`): the
+ * pacer's, then the breaker's (which may wake calls).
+ */
+export function adopt(scope: Scope, reported: SharedScope, settings: ScopeSettings): void {
+  if (reported.version <= scope.version) return;
+  const now = storeNow(settings.store);
+  const latest = bounded(reported, settings, now);
   scope.version = latest.version;
   pacerChange(scope, now, (pacer) => {
     pacer.state = latest.pace;
@@ -145,7 +151,7 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
     });
   }
   const latest = store.latest(name);
-  if (latest) adopt(scope, latest, storeNow(store));
+  if (latest) adopt(scope, latest, settings);
   return scope;
 }
 
