@@ -97,6 +97,18 @@ describe('bounded: a state read from the store', () => {
   });
 });
 
+/** Load control (defaults, a probe every 60 s) over a store in which `written` is every state. */
+function overStore(written: SharedScope) {
+  const store: LoadControlStore = { ...memoryStore(), latest: () => written };
+  return createLoadControl({
+    circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
+    pacing: DEFAULT_PACING,
+    random: () => 0.5,
+    probeEveryMs: 60_000,
+    store,
+  });
+}
+
 describe('load control over a store another program wrote', () => {
   it('a year-long hold at a rate of 1e-4, written with its start a year ahead: held a day at most, probed after probeEveryMs, and the probe’s success ends it', () => {
     const start = clockNow();
@@ -111,14 +123,7 @@ describe('load control over a store another program wrote', () => {
       },
       breaker: { state: 'closed', openUntil: 0, failedProbes: 0 },
     };
-    const store: LoadControlStore = { ...memoryStore(), latest: () => intruder };
-    const control = createLoadControl({
-      circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-      pacing: DEFAULT_PACING,
-      random: () => 0.5,
-      probeEveryMs: 60_000,
-      store,
-    });
+    const control = overStore(intruder);
     const held = control.admit('http://api.test', 'items', start, Infinity);
     expect(held.kind).toBe('go');
     expect(held.kind === 'go' && held.at - start).toBeLessThanOrEqual(DAY + 1000);
@@ -134,20 +139,10 @@ describe('load control over a store another program wrote', () => {
 
   it('a break to the year 3000 lasts maxBreakDurationMs at most', () => {
     const start = clockNow();
-    const store: LoadControlStore = {
-      ...memoryStore(),
-      latest: () => ({
-        version: 1,
-        pace: UNPACED,
-        breaker: { state: 'open', openUntil: Date.UTC(3000, 0), failedProbes: 0 },
-      }),
-    };
-    const control = createLoadControl({
-      circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-      pacing: DEFAULT_PACING,
-      random: () => 0.5,
-      probeEveryMs: 60_000,
-      store,
+    const control = overStore({
+      version: 1,
+      pace: UNPACED,
+      breaker: { state: 'open', openUntil: Date.UTC(3000, 0), failedProbes: 0 },
     });
     const verdict = control.admit('http://api.test', 'items', start, Infinity);
     expect(verdict.kind).toBe('wait');
