@@ -94,6 +94,20 @@ describe('bounded: a state read from the store', () => {
       breaker: { state: 'open', openUntil: 1500, failedProbes: 1 },
     };
     expect(bounded(own, rules, 1000)).toEqual(own);
+    // A release (its fast climb of 1 a second, cap 2) after a pacing that ignores overload 503s
+    // for healthyAfterMs; and a scope never paced.
+    const released: SharedScope = {
+      ...own,
+      pace: {
+        ...own.pace,
+        ...{ growth: 1, cap: 2, releasing: true, holdUntil: 1000 },
+        ignoreOverloadUntil: 1000 + DEFAULT_PACING.healthyAfterMs,
+      },
+      breaker: { state: 'closed', openUntil: 0, failedProbes: 0 },
+    };
+    expect(bounded(released, rules, 1000)).toEqual(released);
+    const unpaced: SharedScope = { ...released, pace: UNPACED };
+    expect(bounded(unpaced, rules, 1000)).toEqual(unpaced);
   });
 });
 
