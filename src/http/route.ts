@@ -1,9 +1,9 @@
 import { AUTHORITY } from './origin';
 
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
-// is the same route, so a route's state is not split across thousands of ids.
-const ID =
-  /^(?:\d+|[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}|[\da-f]{16,}|[\w-]{32,})$/i;
+// is the same route, so a route's state is not split across thousands of ids. A number, 16 hex
+// digits or more, or 32 word characters or dashes (a UUID's 36 among them).
+const ID = /^(?:\d+|[\da-f]{16,}|[\w-]{32,})$/i;
 
 /**
  * The route of a request: its path (with `baseURL` applied, no query, no fragment), the segments
