@@ -3,7 +3,6 @@
  * none for `//host`, followed by `//`).
  */
 export const AUTHORITY = /^([a-z][a-z\d+\-.]*:)?\/\/(?:[^@/?#]*@)?([^/?#]*)/i;
-const DEFAULT_PORT: Readonly<Record<string, string>> = { 'http:': ':80', 'https:': ':443' };
 
 /** Where a relative URL with no `baseURL` goes: the page's origin, or axios's Node default. */
 function hereOrigin(): string {
@@ -35,9 +34,8 @@ const ofBaseURL = new Map<string, string>();
 function parse(full: string): string {
   const match = AUTHORITY.exec(full);
   if (!match) return hereOrigin();
-  const scheme = (match[1] ?? hereOrigin().replace(/\/\/.*/, '')).toLowerCase();
-  let host = (match[2] ?? '').toLowerCase();
-  const port = DEFAULT_PORT[scheme];
-  if (port && host.endsWith(port)) host = host.slice(0, -port.length);
-  return `${scheme}//${host}`;
+  // Lower case, the default port left out.
+  return `${match[1] ?? hereOrigin().split('//')[0]}//${match[2]}`
+    .toLowerCase()
+    .replace(/^(http:.*):80$|^(https:.*):443$/s, '$1$2');
 }
