@@ -110,15 +110,16 @@ function waitOf(
     options,
     options.random,
   );
+  const earliest = asked ?? 0;
   // A wait past the bound, or absurd (past a day, which `maxRetryAfterMs: Infinity` does not
-  // lift), is not retried sooner than asked: the call stops.
-  if (asked !== undefined && !(asked <= Math.min(options.maxRetryAfterMs, MAX_SERVER_WAIT_MS))) {
+  // lift), is not retried sooner than asked: the call stops. (No wait, 0, is within any bound.)
+  if (!(earliest <= Math.min(options.maxRetryAfterMs, MAX_SERVER_WAIT_MS))) {
     return stop('retry-after-too-long');
   }
-  // Waiting until the deadline itself would leave the attempt no time at all.
-  if (asked !== undefined && asked >= remaining) return stop('deadline');
+  // Waiting until the deadline itself would leave the attempt no time at all (`remaining` is
+  // more than 0 here: no wait never stops).
+  if (earliest >= remaining) return stop('deadline');
 
-  const earliest = asked ?? 0;
   // A server-given wait wins over the caller's `retryDelay`.
   let delayMs = asked === undefined && outcome.delay ? outcome.delay(jitter) : earliest + jitter;
   // A wait that would end past the deadline becomes one last attempt at a point drawn over the
@@ -145,8 +146,7 @@ export function decide(
   if (outcome.classification.kind === 'canceled') return stop('canceled');
   if (outcome.advice === false) return stop('upstream-gave-up');
 
-  const remaining =
-    options.deadlineMs === undefined ? Infinity : state.startedAt + options.deadlineMs - now;
+  const remaining = state.startedAt + (options.deadlineMs ?? Infinity) - now;
   // The last attempt limits the load a call adds near its deadline; one that was refused never
   // reached the server, so it added none and does not use up the call's last chance.
   const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
