@@ -196,30 +196,21 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     CLIENT_SCHEMA,
     '',
   ) as RetryOptions;
-  const checkedBreaker = group<CircuitBreakerSettings>(
-    circuitBreaker,
-    BREAKER_SCHEMA,
-    'circuitBreaker.',
-  );
-  const breaker = checkedBreaker && {
-    ...checkedBreaker,
-    // The longest break follows a longer break given alone.
-    maxBreakDurationMs:
-      (circuitBreaker || undefined)?.maxBreakDurationMs ??
-      Math.max(checkedBreaker.maxBreakDurationMs, checkedBreaker.breakDurationMs),
-  };
-  if (breaker) {
+  const breaker = group<CircuitBreakerSettings>(circuitBreaker, BREAKER_SCHEMA, 'circuitBreaker.');
+  const longest =
+    breaker &&
     ruled(
       'circuitBreaker.maxBreakDurationMs',
       range(`[${breaker.breakDurationMs}, ∞)`),
-      breaker.maxBreakDurationMs,
+      // The longest break follows a longer break given alone.
+      (circuitBreaker || undefined)?.maxBreakDurationMs ??
+        Math.max(breaker.maxBreakDurationMs, breaker.breakDurationMs),
     );
-  }
   return {
     given,
     options: resolve(given, ''),
     budget: group<RetryBudgetSettings>(retryBudget, BUDGET_SCHEMA, 'retryBudget.'),
-    circuitBreaker: breaker,
+    circuitBreaker: breaker && { ...breaker, maxBreakDurationMs: longest as number },
     pacing: group<PacingSettings>(pacing, PACING_SCHEMA, 'pacing.'),
     store,
   };
