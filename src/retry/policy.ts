@@ -74,11 +74,11 @@ function limitReached(
   const refused =
     options.deadlineMs === undefined
       ? 0
-      : (state.refusedCount ?? 0) + (outcome.classification.neverSent ? 1 : 0);
+      : (state.refusedCount ?? 0) + +outcome.classification.neverSent;
   // Throttles of a paced scope are pacing's to bound, not the count's: up to `retries` of them
   // are free (a leaky bucket may answer a call 429 while the pacer finds its rate).
   const throttled = Math.min(
-    (state.throttledCount ?? 0) + (isPacedThrottle(outcome) ? 1 : 0),
+    (state.throttledCount ?? 0) + +isPacedThrottle(outcome),
     options.retries,
   );
   return state.retryCount - refused - throttled >= options.retries
