@@ -60,7 +60,11 @@ export function parseHttpDate(value: string | undefined, now: number): number | 
  * not up to a second long (a `Retry-After` date is measured against the `Date` as it is, so
  * that the wait never ends before the date the server named, by its clock).
  */
-export function serverNowOf(responseDate: string | undefined, now: number, finer = false): number {
+export function serverNowOf(
+  responseDate: string | undefined,
+  now: number,
+  finer?: boolean,
+): number {
   const date = parseHttpDate(responseDate, now) as number;
   // No date (`undefined`) is a skew of NaN: within no bound.
   const skew = Math.abs(date - now);
