@@ -42,7 +42,7 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
   let best: { remaining?: number; reset?: number } = {};
   for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
     const remaining = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
-    if (remaining !== undefined && remaining < (best.remaining ?? Infinity)) {
+    if ((remaining ?? Infinity) < (best.remaining ?? Infinity)) {
       best = { remaining, reset: decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]) };
     }
   }
@@ -121,8 +121,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
     const r = count(read('remaining'));
     const quota = count(read('limit'));
-    if (r !== undefined && r < (remaining ?? Infinity))
-      [remaining, resetMs, limit] = [r, ms, quota];
+    if ((r ?? Infinity) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
     else {
       resetMs ??= ms;
       limit ??= quota;
