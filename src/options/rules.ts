@@ -14,7 +14,7 @@ export const FUNCTION: Rule = [(v) => typeof v === 'function', 'a function'];
 
 /**
  * A number in `interval`, written as the message shows it: `[` and `]` include the bound, `(` and
- * `)` leave it out, `∞` is Infinity (`[0, ∞)`: finite, ≥ 0). `integer`: a whole number (or ∞).
+ * `)` leave it out, `∞` is Infinity (`[0, ∞)`: finite, ≥ 0). `integer`: a whole number (or ±∞).
  */
 export function range(interval: string, integer?: boolean): Rule {
   const [low, high] = interval
@@ -26,7 +26,8 @@ export function range(interval: string, integer?: boolean): Rule {
       typeof v === 'number' &&
       (interval[0] === '(' ? v > low : v >= low) &&
       (interval.endsWith(')') ? v < high : v <= high) &&
-      (!integer || Number.isInteger(v) || v === Infinity),
+      // No fraction: a whole number, or ±∞ (Infinity % 1 is NaN).
+      !(integer && v % 1),
     `${integer ? 'an integer' : 'a number'} in ${interval}`,
   ];
 }
