@@ -146,7 +146,7 @@ function startCall(client: Client, now: number, idempotencyKey: string | undefin
     retryCount: 0,
     startedAt: now,
     delays: [],
-    ...(idempotencyKey ? { idempotencyKey } : {}),
+    ...(idempotencyKey && { idempotencyKey }),
   };
 }
 
@@ -255,9 +255,9 @@ function nextState(
     ...state,
     retryCount: state.retryCount + 1,
     delays: [...state.delays, delayMs],
-    ...(finalAttempt ? { finalAttempt } : {}),
-    ...(outcome.classification.neverSent ? { refusedCount: (state.refusedCount ?? 0) + 1 } : {}),
-    ...(isPacedThrottle(outcome) ? { throttledCount: (state.throttledCount ?? 0) + 1 } : {}),
+    ...(finalAttempt && { finalAttempt }),
+    ...(outcome.classification.neverSent && { refusedCount: (state.refusedCount ?? 0) + 1 }),
+    ...(isPacedThrottle(outcome) && { throttledCount: (state.throttledCount ?? 0) + 1 }),
   };
 }
 
