@@ -127,8 +127,9 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
   }
-  const probes = [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
-  return probes.length ? probes : undefined;
+  // Both closed (the success path): no probe, and no array made to say so.
+  if (byOrigin === byRoute && byRoute === 'send') return undefined;
+  return [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
 }
 
 function admit(c: Control, origin: string, route: string, now: number, latest: number): Verdict {
