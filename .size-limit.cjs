@@ -28,7 +28,9 @@ module.exports = [
     // ever lowered. Issue 25's session: 14 078 B measured here (its features paid for by
     // consolidation and by leaving three quota dialects out); the guard down to 14 100 B. Then
     // internal property names shortened by the build (-420 B) paid for the store guard of issue
-    // 22 (+316 B): 13 983 B, the guard down to 14 000 B.
+    // 22 (+316 B): 13 983 B, the guard down to 14 000 B. Nine small rewrites of http/, options/
+    // and retry/ (-66 B) then paid for the success path's memo of the last route key (+76 B):
+    // 13 993 B.
     name: 'axios-safe-retry (main entry)',
     path: 'dist/index.mjs',
     limit: '14000 B',

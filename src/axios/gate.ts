@@ -11,6 +11,7 @@ import { originOf } from '../http/origin';
 import { isPlainSuccess, signalsOf } from '../http/response-signals';
 import { routeOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
+import { lastOf } from '../load-control/scope-cache';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
@@ -247,15 +248,17 @@ function gatedAdapter(
 ): AxiosAdapter | undefined {
   const { statusCodes } = call.settings;
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
+  const where = lastOf((baseURL: string | undefined, url: string | undefined) => [
+    originOf(baseURL, url),
+    routeOf(baseURL, url),
+  ]);
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
-    const origin = originOf(config.baseURL, config.url);
-    const route = routeOf(config.baseURL, config.url);
-    const sendThrough = (passed: Pass): Promise<AxiosResponse> => {
-      const sentAt = now();
+    const [origin, route] = where(config.baseURL, config.url) as [string, string];
+    const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
       const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
         control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));
       // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
@@ -275,7 +278,8 @@ function gatedAdapter(
     const start = now();
     const bound = boundOf(config, call, start, control.latencyOf(origin));
     const passed = pass(control, origin, route, config, bound, start);
-    if (!(passed instanceof Promise)) return sendThrough(passed);
+    // Let through at once: it is sent now, at `start`.
+    if (!(passed instanceof Promise)) return sendThrough(passed, start);
     return passed.then((held) => {
       const waited = now() - start;
       const state = config.retryState;
@@ -284,7 +288,7 @@ function gatedAdapter(
         // The attempt's timeout was set before the wait: what is left of the deadline now.
         if (bound.end < Infinity) clampTimeout(config, bound.end - now());
       }
-      return sendThrough(held);
+      return sendThrough(held, now());
     });
   };
   return Object.assign(gated, { [ORIGINAL]: adapter });

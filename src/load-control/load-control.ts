@@ -15,7 +15,7 @@ import {
   type Scope,
   type ScopeSettings,
 } from './scope';
-import { createScopeCache, type ScopeCache } from './scope-cache';
+import { createScopeCache, lastOf, type ScopeCache } from './scope-cache';
 import { memoryStore, storeNow } from './store';
 import { throttleSignal } from './throttle-signal';
 
@@ -99,7 +99,7 @@ interface Control {
   readonly pacing: boolean;
 }
 
-const routeKey = (origin: string, route: string): string => `${origin}/${route}`;
+const routeKey = lastOf((origin: string, route: string): string => `${origin}/${route}`);
 
 const originScope = (c: Control, origin: string): Scope =>
   c.scopes.use(origin, () => newScope(c.settings, origin));

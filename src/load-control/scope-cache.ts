@@ -39,3 +39,15 @@ export function createScopeCache<T>(max: number, busy: (entry: T) => boolean): S
     },
   };
 }
+
+/**
+ * `f`, remembering its last answer: the success path asks for the same one again and again (and
+ * a string made afresh would be hashed afresh at each lookup).
+ */
+export function lastOf<A, B, R>(f: (a: A, b: B) => R): (a: A, b: B) => R {
+  let last: readonly [A, B, R] | undefined;
+  return (a, b) => {
+    if (!last || last[0] !== a || last[1] !== b) last = [a, b, f(a, b)];
+    return last[2];
+  };
+}
