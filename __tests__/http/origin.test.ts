@@ -12,6 +12,11 @@ describe('originOf', () => {
     [undefined, 'http://user:secret@api.test/x', 'http://api.test'],
     [undefined, 'http://127.0.0.1:3000/x', 'http://127.0.0.1:3000'],
     [undefined, 'http://[::1]:3000/x', 'http://[::1]:3000'],
+    // A default port is left out for its own scheme only, and only as the whole port.
+    [undefined, 'https://api.example.com:4430/x', 'https://api.example.com:4430'],
+    [undefined, 'http://api.example.com:443/x', 'http://api.example.com:443'],
+    [undefined, 'git+http://api.example.com:80/x', 'git+http://api.example.com:80'],
+    [undefined, 'git+https://api.example.com:443/x', 'git+https://api.example.com:443'],
   ])('baseURL %s + url %s → %s', (baseURL, url, origin) => {
     expect(originOf(baseURL, url)).toBe(origin);
   });

@@ -16,5 +16,7 @@ describe('routeOf', () => {
   it('keeps the names of resources: only id-like segments are one route', () => {
     expect(routeOf(undefined, '/users/me')).not.toBe(routeOf(undefined, '/users/you'));
     expect(routeOf(undefined, '/users/7')).toBe(routeOf(undefined, '/users/8'));
+    // A segment is id-like as a whole: one that only starts like an id is a name.
+    expect(routeOf(undefined, '/users/7/2fa')).toBe('users/:id/2fa');
   });
 });
