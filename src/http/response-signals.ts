@@ -43,7 +43,7 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
  * unset (`undefined`, `null`, `false`) is left out, and of two spellings of one name the first
  * set wins.
  */
-export function lowerCased(given: object | null | undefined): Record<string, string> {
+function lowerCased(given: object | null | undefined): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given ?? {})) {
     if (value != null && value !== false) headers[name.toLowerCase()] ??= String(value);
