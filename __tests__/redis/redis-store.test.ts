@@ -52,9 +52,14 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
     return made;
   }
 
+  /** What Redis holds at `key`; `undefined` while it is still not JSON (a write not yet done). */
   async function stored(key: string): Promise<SharedScope | undefined> {
     const text = await admin.send('GET', key);
-    return typeof text === 'string' ? JSON.parse(text) : undefined;
+    try {
+      return typeof text === 'string' ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   test('concurrent clients updating one scope lose no change, one version per change', async () => {
