@@ -120,9 +120,9 @@ function giveBack(probes: readonly Scope[], now: number): void {
 
 /** The breakers' say: the scopes this attempt probes, or the verdict to wait. */
 function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undefined {
-  const byOrigin = o.breaker ? o.breaker.admit(now) : 'send';
+  const byOrigin = o.breaker?.admit(now) ?? 'send';
   if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
-  const byRoute = r.breaker ? r.breaker.admit(now) : 'send';
+  const byRoute = r.breaker?.admit(now) ?? 'send';
   if (typeof byRoute === 'number') {
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
@@ -328,8 +328,8 @@ function createLoadControlApi(
   return {
     admit(origin, route, now, latest) {
       const d = store.clockOffset();
-      if (!d) return admit(c, origin, route, now, latest);
       const verdict = admit(c, origin, route, now + d, latest + d);
+      if (!d) return verdict;
       if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - d };
       return { ...verdict, at: verdict.at - d };
     },
