@@ -92,23 +92,6 @@ const MIN_REFUSED = 4;
 
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
-/** The state of a scope that was never paced. */
-const unpacedState = (settings: PacingSettings): PaceState =>
-  unpace(
-    {
-      since: 0,
-      decidedAt: Infinity,
-      cuts: 0,
-      holdUntil: 0,
-      heldAt: -Infinity,
-      roundSum: 0,
-      roundReports: 0,
-      lastSignal: -Infinity,
-      ignoreOverloadUntil: -Infinity,
-    } as Draft,
-    settings,
-  );
-
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
   const factor = s.slowStart
@@ -125,10 +108,12 @@ function gapAfter(s: PaceState, t: number, share: number): number {
   return Math.log(1 + k / rate) / k;
 }
 
-function pace(d: Draft, settings: PacingSettings, now: number, rate: number): void {
+/** Paces `d` at `rate` from now (and returns it). */
+function pace(d: Draft, settings: PacingSettings, now: number, rate: number): Draft {
   d.base = Math.max(settings.minRatePerSecond, rate);
   // The climb starts when sending does: a hold is not a time the rate was tried.
   d.since = Math.max(now, d.holdUntil);
+  return d;
 }
 
 /** Unpaces `d` (and returns it). */
@@ -217,8 +202,7 @@ function throttled(
     d.roundSum += own;
     d.roundReports++;
     accepted = d.roundSum / d.roundReports / share;
-    pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
-    return d;
+    return pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
   }
   learn(d, settings, now, accepted, oldNews, waitMs === undefined);
   // A decision starts a round: this client's report is its first.
@@ -265,25 +249,6 @@ function learn(
   d.growth = settings.growthPerSecond;
 }
 
-/**
- * A probe of a hold came back with no throttle: the quota reset early, and what was learned of
- * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
- */
-function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
-  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings);
-}
-
-/** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
-function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
-  const d: Draft = {
-    ...s,
-    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
-    ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
-  };
-  pace(d, settings, now, rate);
-  return d;
-}
-
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
@@ -317,7 +282,7 @@ function reserveSlot(
     // hold (a second at most), and not past the latest the call can go: the spread is ours, not
     // the server's, and costs at most a tenth more than the wait it asked.
     const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
-    return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
+    return spread > latest ? Math.max(s.holdUntil, latest) : spread;
   }
   // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
   if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
@@ -345,7 +310,21 @@ export function createPacer(
   probeEveryMs: number,
   sharing?: PaceSharing,
 ): Pacer {
-  let state = unpacedState(settings);
+  // The state of a scope that was never paced.
+  let state: PaceState = unpace(
+    {
+      since: 0,
+      decidedAt: Infinity,
+      cuts: 0,
+      holdUntil: 0,
+      heldAt: -Infinity,
+      roundSum: 0,
+      roundReports: 0,
+      lastSignal: -Infinity,
+      ignoreOverloadUntil: -Infinity,
+    } as Draft,
+    settings,
+  );
   const own: OwnSchedule = {
     ...{ next: 0, probed: -Infinity, seen: Infinity },
     round: Number.NaN,
@@ -386,7 +365,25 @@ export function createPacer(
       );
       own.round = state.decidedAt;
     },
-    endHold: (now) => change((s) => holdEnded(s, settings, now)),
-    release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
+    // The quota reset early, and what was learned of its rate (over a wait that did not happen)
+    // is worth nothing: the scope starts afresh.
+    endHold: (now) =>
+      change((s) =>
+        unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings),
+      ),
+    // The rate starts at the last good rate and ramps up fast.
+    release: (now, lastGoodRate) =>
+      change((s) =>
+        pace(
+          {
+            ...s,
+            ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+            ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+          },
+          settings,
+          now,
+          lastGoodRate,
+        ),
+      ),
   };
 }
