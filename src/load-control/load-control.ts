@@ -7,6 +7,7 @@ import type { PacingSettings } from './pacer';
 import {
   adopt,
   isBusy,
+  isClosed,
   isHeld,
   newScope,
   type Pass,
@@ -101,13 +102,13 @@ interface Control {
 
 const routeKey = lastOf((origin: string, route: string): string => `${origin}/${route}`);
 
-const originScope = (c: Control, origin: string): Scope =>
-  c.scopes.use(origin, () => newScope(c.settings, origin));
+/** The scope of `name` (an origin, or a route of `parent`), made if there is none. */
+const scopeOf = (c: Control, name: string, parent?: Scope): Scope =>
+  c.scopes.use(name, () => newScope(c.settings, name, parent));
 
 function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
-  const o = originScope(c, origin);
-  const name = routeKey(origin, route);
-  return [o, c.scopes.use(name, () => newScope(c.settings, name, o))];
+  const o = scopeOf(c, origin);
+  return [o, scopeOf(c, routeKey(origin, route), o)];
 }
 
 /** Gives back the probes an attempt took, for an attempt that will not go. */
@@ -201,7 +202,7 @@ function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: numbe
 /** A route's breaker opened while another route's was open too: the origin is broken. */
 function escalate(c: Control, o: Scope, opened: Scope, now: number): void {
   for (const scope of c.scopes.values()) {
-    if (scope.parent === o && scope !== opened && scope.breaker?.state !== 'closed') {
+    if (scope.parent === o && scope !== opened && !isClosed(scope)) {
       o.breaker?.trip(now);
       return;
     }
@@ -238,11 +239,7 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   const counts = own.window.counts(now);
   const signal =
     c.pacing && ending.result !== undefined
-      ? throttleSignal(
-          ending,
-          { counts, inFlight: own.inFlight, lastSuccessAt: own.lastSuccessAt },
-          now,
-        )
+      ? throttleSignal(ending, { ...own, counts }, now)
       : undefined;
   if (!signal) {
     if (own === r) isAnnouncedElsewhere(o, r, ending);
@@ -297,26 +294,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     pacing: settings.pacing || DEFAULT_PACING,
     store,
   };
-  const c: Control = {
-    scopes: createScopeCache<Scope>(MAX_SCOPES, (scope) => isBusy(scope, storeNow(store))),
-    settings: scopeSettings,
-    pacing: !!settings.pacing,
-  };
+  const scopes = createScopeCache<Scope>(MAX_SCOPES, (scope) => isBusy(scope, storeNow(store)));
+  const c: Control = { scopes, settings: scopeSettings, pacing: !!settings.pacing };
   const close = store.watch((key, latest) => {
-    const scope = c.scopes.get(key);
-    if (scope) adopt(scope, latest, c.settings);
+    const scope = scopes.get(key);
+    if (scope) adopt(scope, latest, scopeSettings);
   });
-  return { ...createLoadControlApi(c, store), close, now: () => storeNow(store) };
-}
-
-/** The load control of `c`: times given on this client's clock are read on the store's. */
-function createLoadControlApi(
-  c: Control,
-  store: LoadControlStore,
-): Omit<LoadControl, 'close' | 'now'> {
-  const { scopes } = c;
-
-  // An ending's `sentAt` is on this process's clock too.
+  // Times given on this client's clock are read on the store's; an ending's `sentAt` is on it too.
   const settleOn = (pass: Pass, now: number, ending: Ending): void => {
     const d = store.clockOffset();
     settle(c, pass, now + d, d ? { ...ending, sentAt: ending.sentAt + d } : ending);
@@ -337,9 +321,7 @@ function createLoadControlApi(
     isStillAdmitted({ origin, route, probes = [], cuts }) {
       return (
         (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
-        [origin, route].every(
-          (scope) => (scope.breaker?.state ?? 'closed') === 'closed' || probes.includes(scope),
-        )
+        [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
       );
     },
     observe(origin, route, now, ending) {
@@ -365,19 +347,18 @@ function createLoadControlApi(
       return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
     },
     scopes: () => scopes.values(),
-    isolate: (origin) => isolate(c, store, origin),
-  };
-}
-
-/** Holds the origin's breaker open; returns its release (`undefined`: the breaker is off). */
-function isolate(c: Control, store: LoadControlStore, origin: string): (() => void) | undefined {
-  const { breaker, waiters } = originScope(c, origin);
-  if (!breaker) return;
-  breaker.isolate(storeNow(store));
-  let held = true;
-  return () => {
-    if (held) breaker.release(storeNow(store));
-    held = false;
-    waiters.wakeAll();
+    close,
+    now: () => storeNow(store),
+    isolate(origin) {
+      const { breaker, waiters } = scopeOf(c, origin);
+      if (!breaker) return;
+      breaker.isolate(storeNow(store));
+      let held = true;
+      return () => {
+        if (held) breaker.release(storeNow(store));
+        held = false;
+        waiters.wakeAll();
+      };
+    },
   };
 }

@@ -175,10 +175,13 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
   pacer.paced || pacer.holdUntil > now;
 
+/** Whether the scope's breaker lets attempts through (closed, or no breaker). */
+export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.state === 'closed';
+
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
 export const isBusy = (scope: Scope, now: number): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.size > 0 ||
   scope.slotWaiters.size > 0 ||
   isHeld(scope, now) ||
-  (scope.breaker !== undefined && scope.breaker.state !== 'closed');
+  !isClosed(scope);
