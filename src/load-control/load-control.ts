@@ -61,9 +61,6 @@ export interface Ending {
 /** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
 export const MAX_SCOPES = 256;
 
-// Weight of the latest success in the smoothed latency.
-const LATENCY_WEIGHT = 0.2;
-
 export interface LoadControl {
   admit(origin: string, route: string, now: number, latest: number): Verdict;
   /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
@@ -164,9 +161,6 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
-// The quota ids an origin keeps (the first announced; a hostile server cannot grow the map).
-const MAX_QUOTAS = 32;
-
 /**
  * Whether the quota the response names (`RateLimit.bucket`) was announced on another route of
  * the origin: that is the evidence routes share it. Notes the route that first announced it.
@@ -176,7 +170,8 @@ function isAnnouncedElsewhere(o: Scope, r: Scope, ending: Ending): boolean {
   if (id === undefined) return false;
   o.quotas ??= new Map();
   const first = o.quotas.get(id);
-  if (first === undefined && o.quotas.size < MAX_QUOTAS) o.quotas.set(id, r.name);
+  // An origin keeps 32 quota ids, the first announced: a hostile server cannot grow the map.
+  if (first === undefined && o.quotas.size < 32) o.quotas.set(id, r.name);
   return first !== undefined && first !== r.name;
 }
 
@@ -275,7 +270,8 @@ function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
   r.inFlight--;
   if (ending.result === 'success') {
     const took = now - ending.sentAt;
-    o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
+    // The latest success weighs 0.2 in the smoothed latency.
+    o.latencyMs = o.latencyMs ? o.latencyMs + 0.2 * (took - o.latencyMs) : took;
     // The success path: a plain success, no probe, nothing its headers say.
     if (pass === r.plain && !ending.rateLimit) {
       record(o, now, 'success', false);

@@ -72,31 +72,16 @@ export interface ThrottleSignal {
  * of the scope's outcome counts).
  */
 export const PACING_WINDOW_MS = 1000;
-// The shortest span a rate is measured over, so a burst that all succeeded in a few
-// milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
-// at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
-const OVERLOAD_SPAN_MS = 100;
-// Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
-// leaky bucket measured its burst size, not its drain rate, and must find the rate within a
-// second or two.
-const SLOW_START_DOUBLINGS = 4;
-// The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
-const CUT = 0.7;
-// After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
-const RELEASE_GROWTH = 1;
-const RELEASE_CAP = 2;
-// A 429 that says nothing more (no wait, no quota) this rare among a paced scope's successes is
-// noise, not a sign its rate is too high: it changes nothing.
-const NOISE = 1 / 50;
-const MIN_REFUSED = 4;
-
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
+/**
+ * The rate at `t`. Until a throttle is met while paced, it doubles four times a second (slow
+ * start): a burst that met a leaky bucket measured its burst size, not its drain rate, and must
+ * find the rate within a second or two.
+ */
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
-  const factor = s.slowStart
-    ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
-    : 1 + s.growth * seconds;
+  const factor = s.slowStart ? 2 ** Math.min(seconds * 4, 30) : 1 + s.growth * seconds;
   return s.base * Math.min(s.cap, factor);
 }
 
@@ -157,11 +142,16 @@ function throttled(
   // a share of requests 429 at random is not slowed by a lower rate.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
-  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
-  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
+  // A paced scope's 429s are rare at under 1 in 50 successes: noise, not a sign its rate is too
+  // high, and they change nothing.
+  const refused = throttled >= Math.max(4, 2 * successes);
+  if (bare && (d.base ? throttled + failures < successes / 50 : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
-  const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+  // The shortest span a rate is measured over, so a burst that all succeeded in a few
+  // milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
+  // at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
+  const periodMs = kind === 'overload' ? 100 : PACING_WINDOW_MS;
   // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
   // burst: it holds until the server's wait is over or, if the server gave none, until a
   // second has passed since the burst began (the shortest quota period in use).
@@ -189,7 +179,8 @@ function throttled(
     d.roundSum += own;
     d.roundReports++;
     accepted = d.roundSum / d.roundReports / share;
-    return pace(d, settings, now, Math.max(accepted, rateAt(d, now) * CUT));
+    // A cut keeps 0.7 of the rate at least (CUBIC's β, which the AWS SDKs use too).
+    return pace(d, settings, now, Math.max(accepted, rateAt(d, now) * 0.7));
   }
   // Sets the rate from what was accepted. An answer to a send made before the rate was last set,
   // or within a quarter of the period after (`oldNews`: the burst before pacing; the overshoot
@@ -210,7 +201,7 @@ function throttled(
     const rate = rateAt(d, now);
     d.decidedAt = now;
     d.cuts++;
-    pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
+    pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : 0.7))));
     Object.assign(d, { slowStart: false, cap: Infinity, growth: settings.growthPerSecond });
   }
   // A decision starts a round: this client's report is its first.
@@ -318,7 +309,7 @@ export function createPacer(
         // The time one send takes at the rate of `t`, this client's share of it: on a slow
         // start's ramp, the rate rises during it.
         const rate = (rateAt(state, t) * share()) / 1000;
-        const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
+        const k = (4 * Math.LN2) / 1000; // four doublings a second (`rateAt`)
         next = slot + (!state.slowStart || t < state.since ? 1 / rate : Math.log(1 + k / rate) / k);
       }
       return slot;
@@ -334,14 +325,15 @@ export function createPacer(
       change((s) =>
         unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings),
       ),
-    // The rate starts at the last good rate and ramps up fast.
+    // The rate starts at the last good rate and climbs fast (a whole last good rate per second)
+    // to twice that.
     release: (now, lastGoodRate) =>
       change((s) =>
         pace(
           {
             ...s,
             ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
-            ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+            ...{ slowStart: false, growth: 1, cap: 2 },
           },
           settings,
           now,

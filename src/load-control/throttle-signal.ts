@@ -18,9 +18,6 @@ export interface ScopeView {
   readonly lastSuccessAt: number;
 }
 
-// Attempts the window must hold before a 503 may count as an overload.
-const MIN_OVERLOAD_SAMPLE = 20;
-
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
  * - the headers say the quota is spent, counting the requests still in flight, which will spend
@@ -68,6 +65,7 @@ export function throttleSignal(
   if (status !== 503) return undefined;
   const { successes, failures, throttled } = scope.counts;
   const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
-  if (successes + failures + throttled < MIN_OVERLOAD_SAMPLE) return undefined;
-  return failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
+  // The window must hold 20 attempts before a 503 may count as an overload.
+  const enough = successes + failures + throttled >= 20;
+  return enough && failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
 }
