@@ -7,6 +7,7 @@ import type { PacingSettings } from './pacer';
 import {
   adopt,
   isBusy,
+  isClosed,
   isHeld,
   newScope,
   type Pass,
@@ -60,9 +61,6 @@ export interface Ending {
 /** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
 export const MAX_SCOPES = 256;
 
-// Weight of the latest success in the smoothed latency.
-const LATENCY_WEIGHT = 0.2;
-
 export interface LoadControl {
   admit(origin: string, route: string, now: number, latest: number): Verdict;
   /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
@@ -101,13 +99,13 @@ interface Control {
 
 const routeKey = lastOf((origin: string, route: string): string => `${origin}/${route}`);
 
-const originScope = (c: Control, origin: string): Scope =>
-  c.scopes.use(origin, () => newScope(c.settings, origin));
+/** The scope of `name` (an origin, or a route of `parent`), made if there is none. */
+const scopeOf = (c: Control, name: string, parent?: Scope): Scope =>
+  c.scopes.use(name, () => newScope(c.settings, name, parent));
 
 function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
-  const o = originScope(c, origin);
-  const name = routeKey(origin, route);
-  return [o, c.scopes.use(name, () => newScope(c.settings, name, o))];
+  const o = scopeOf(c, origin);
+  return [o, scopeOf(c, routeKey(origin, route), o)];
 }
 
 /** Gives back the probes an attempt took, for an attempt that will not go. */
@@ -120,9 +118,9 @@ function giveBack(probes: readonly Scope[], now: number): void {
 
 /** The breakers' say: the scopes this attempt probes, or the verdict to wait. */
 function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undefined {
-  const byOrigin = o.breaker ? o.breaker.admit(now) : 'send';
+  const byOrigin = o.breaker?.admit(now) ?? 'send';
   if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
-  const byRoute = r.breaker ? r.breaker.admit(now) : 'send';
+  const byRoute = r.breaker?.admit(now) ?? 'send';
   if (typeof byRoute === 'number') {
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
@@ -163,9 +161,6 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
-// The quota ids an origin keeps (the first announced; a hostile server cannot grow the map).
-const MAX_QUOTAS = 32;
-
 /**
  * Whether the quota the response names (`RateLimit.bucket`) was announced on another route of
  * the origin: that is the evidence routes share it. Notes the route that first announced it.
@@ -175,7 +170,8 @@ function isAnnouncedElsewhere(o: Scope, r: Scope, ending: Ending): boolean {
   if (id === undefined) return false;
   o.quotas ??= new Map();
   const first = o.quotas.get(id);
-  if (first === undefined && o.quotas.size < MAX_QUOTAS) o.quotas.set(id, r.name);
+  // An origin keeps 32 quota ids, the first announced: a hostile server cannot grow the map.
+  if (first === undefined && o.quotas.size < 32) o.quotas.set(id, r.name);
   return first !== undefined && first !== r.name;
 }
 
@@ -201,7 +197,7 @@ function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: numbe
 /** A route's breaker opened while another route's was open too: the origin is broken. */
 function escalate(c: Control, o: Scope, opened: Scope, now: number): void {
   for (const scope of c.scopes.values()) {
-    if (scope.parent === o && scope !== opened && scope.breaker?.state !== 'closed') {
+    if (scope.parent === o && scope !== opened && !isClosed(scope)) {
       o.breaker?.trip(now);
       return;
     }
@@ -238,11 +234,7 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   const counts = own.window.counts(now);
   const signal =
     c.pacing && ending.result !== undefined
-      ? throttleSignal(
-          ending,
-          { counts, inFlight: own.inFlight, lastSuccessAt: own.lastSuccessAt },
-          now,
-        )
+      ? throttleSignal(ending, { ...own, counts }, now)
       : undefined;
   if (!signal) {
     if (own === r) isAnnouncedElsewhere(o, r, ending);
@@ -278,7 +270,8 @@ function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
   r.inFlight--;
   if (ending.result === 'success') {
     const took = now - ending.sentAt;
-    o.latencyMs = o.latencyMs ? o.latencyMs + LATENCY_WEIGHT * (took - o.latencyMs) : took;
+    // The latest success weighs 0.2 in the smoothed latency.
+    o.latencyMs = o.latencyMs ? o.latencyMs + 0.2 * (took - o.latencyMs) : took;
     // The success path: a plain success, no probe, nothing its headers say.
     if (pass === r.plain && !ending.rateLimit) {
       record(o, now, 'success', false);
@@ -297,26 +290,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     pacing: settings.pacing || DEFAULT_PACING,
     store,
   };
-  const c: Control = {
-    scopes: createScopeCache<Scope>(MAX_SCOPES, (scope) => isBusy(scope, storeNow(store))),
-    settings: scopeSettings,
-    pacing: !!settings.pacing,
-  };
+  const scopes = createScopeCache<Scope>(MAX_SCOPES, (scope) => isBusy(scope, storeNow(store)));
+  const c: Control = { scopes, settings: scopeSettings, pacing: !!settings.pacing };
   const close = store.watch((key, latest) => {
-    const scope = c.scopes.get(key);
-    if (scope) adopt(scope, latest, c.settings);
+    const scope = scopes.get(key);
+    if (scope) adopt(scope, latest, scopeSettings);
   });
-  return { ...createLoadControlApi(c, store), close, now: () => storeNow(store) };
-}
-
-/** The load control of `c`: times given on this client's clock are read on the store's. */
-function createLoadControlApi(
-  c: Control,
-  store: LoadControlStore,
-): Omit<LoadControl, 'close' | 'now'> {
-  const { scopes } = c;
-
-  // An ending's `sentAt` is on this process's clock too.
+  // Times given on this client's clock are read on the store's; an ending's `sentAt` is on it too.
   const settleOn = (pass: Pass, now: number, ending: Ending): void => {
     const d = store.clockOffset();
     settle(c, pass, now + d, d ? { ...ending, sentAt: ending.sentAt + d } : ending);
@@ -328,8 +308,8 @@ function createLoadControlApi(
   return {
     admit(origin, route, now, latest) {
       const d = store.clockOffset();
-      if (!d) return admit(c, origin, route, now, latest);
       const verdict = admit(c, origin, route, now + d, latest + d);
+      if (!d) return verdict;
       if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - d };
       return { ...verdict, at: verdict.at - d };
     },
@@ -337,9 +317,7 @@ function createLoadControlApi(
     isStillAdmitted({ origin, route, probes = [], cuts }) {
       return (
         (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
-        [origin, route].every(
-          (scope) => (scope.breaker?.state ?? 'closed') === 'closed' || probes.includes(scope),
-        )
+        [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
       );
     },
     observe(origin, route, now, ending) {
@@ -365,19 +343,18 @@ function createLoadControlApi(
       return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
     },
     scopes: () => scopes.values(),
-    isolate: (origin) => isolate(c, store, origin),
-  };
-}
-
-/** Holds the origin's breaker open; returns its release (`undefined`: the breaker is off). */
-function isolate(c: Control, store: LoadControlStore, origin: string): (() => void) | undefined {
-  const { breaker, waiters } = originScope(c, origin);
-  if (!breaker) return;
-  breaker.isolate(storeNow(store));
-  let held = true;
-  return () => {
-    if (held) breaker.release(storeNow(store));
-    held = false;
-    waiters.wakeAll();
+    close,
+    now: () => storeNow(store),
+    isolate(origin) {
+      const { breaker, waiters } = scopeOf(c, origin);
+      if (!breaker) return;
+      breaker.isolate(storeNow(store));
+      let held = true;
+      return () => {
+        if (held) breaker.release(storeNow(store));
+        held = false;
+        waiters.wakeAll();
+      };
+    },
   };
 }

@@ -112,13 +112,15 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
   const window = createOutcomeWindow(PACING_WINDOW_MS);
   const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
   // The version is the store's to count: it reports the state it kept, with its version.
-  const update = (make: (s: SharedScope) => SharedScope): SharedScope =>
-    store.update(name, sharedOf(scope), make);
+  const changeOf =
+    <K extends 'pace' | 'breaker'>(key: K) =>
+    (make: (s: SharedScope[K]) => SharedScope[K]): SharedScope[K] =>
+      store.update(name, sharedOf(scope), (s) => ({ ...s, [key]: make(s[key]) }))[key];
   const share = (): number => 1 / Math.max(1, store.clients());
   const scope: Scope = {
     ...{ name, parent, window, shared, breaker: undefined, version: 0 },
     pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {
-      change: (make) => update((s) => ({ ...s, pace: make(s.pace) })).pace,
+      change: changeOf('pace'),
       share,
     }),
     ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
@@ -142,7 +144,7 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       random,
       onClose,
       sharing: {
-        change: (make) => update((s) => ({ ...s, breaker: make(s.breaker) })).breaker,
+        change: changeOf('breaker'),
         lease: () => store.lease(name, circuitBreaker.breakDurationMs),
         unlease: () => store.unlease(name),
         wake: () => scope.waiters.wakeAll(),
@@ -175,10 +177,13 @@ export function record(scope: Scope, now: number, result: AttemptResult, probe: 
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
   pacer.paced || pacer.holdUntil > now;
 
+/** Whether the scope's breaker lets attempts through (closed, or no breaker). */
+export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.state === 'closed';
+
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
 export const isBusy = (scope: Scope, now: number): boolean =>
   scope.inFlight > 0 ||
   scope.waiters.size > 0 ||
   scope.slotWaiters.size > 0 ||
   isHeld(scope, now) ||
-  (scope.breaker !== undefined && scope.breaker.state !== 'closed');
+  !isClosed(scope);

@@ -18,20 +18,6 @@ export interface ScopeView {
   readonly lastSuccessAt: number;
 }
 
-// Attempts the window must hold before a 503 may count as an overload.
-const MIN_OVERLOAD_SAMPLE = 20;
-
-/**
- * The quota the headers announce, per second over its period; not said, over its reset in whole
- * seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the second
- * is up to two seconds long for a one-second window, and a quota spread over it would run at a
- * third of its rate.
- */
-function periodOf(rateLimit: RateLimit | undefined): number {
-  const periodMs = rateLimit?.periodMs ?? Math.floor((rateLimit?.resetMs ?? 0) / 1000) * 1000;
-  return Math.max(periodMs, PACING_WINDOW_MS);
-}
-
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
  * - the headers say the quota is spent, counting the requests still in flight, which will spend
@@ -47,7 +33,15 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
-  const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodOf(rateLimit) : undefined;
+  // The quota the headers announce, per second over its period; not said, over its reset in
+  // whole seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the
+  // second is up to two seconds long for a one-second window, and a quota spread over it would
+  // run at a third of its rate.
+  const periodMs = Math.max(
+    rateLimit?.periodMs ?? Math.floor((rateLimit?.resetMs ?? 0) / 1000) * 1000,
+    PACING_WINDOW_MS,
+  );
+  const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodMs : undefined;
   const remaining = rateLimit?.remaining;
   if (remaining !== undefined && remaining <= scope.inFlight) {
     // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
@@ -56,7 +50,7 @@ export function throttleSignal(
     // send that still comes early meets a 429 and its Retry-After). A longer quota is held to
     // its reset: the second costs little.
     const resetMs = rateLimit?.resetMs;
-    const early = quota !== undefined && resetMs !== undefined && periodOf(rateLimit) <= 2000;
+    const early = quota !== undefined && resetMs !== undefined && periodMs <= 2000;
     return {
       kind: 'quota',
       waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
@@ -71,6 +65,7 @@ export function throttleSignal(
   if (status !== 503) return undefined;
   const { successes, failures, throttled } = scope.counts;
   const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
-  if (successes + failures + throttled < MIN_OVERLOAD_SAMPLE) return undefined;
-  return failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
+  // The window must hold 20 attempts before a 503 may count as an overload.
+  const enough = successes + failures + throttled >= 20;
+  return enough && failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
 }
