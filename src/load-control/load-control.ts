@@ -345,16 +345,19 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     scopes: () => scopes.values(),
     close,
     now: () => storeNow(store),
-    isolate(origin) {
-      const { breaker, waiters } = scopeOf(c, origin);
-      if (!breaker) return;
-      breaker.isolate(storeNow(store));
-      let held = true;
-      return () => {
-        if (held) breaker.release(storeNow(store));
-        held = false;
-        waiters.wakeAll();
-      };
-    },
+    isolate: (origin) => isolate(c, store, origin),
+  };
+}
+
+/** Holds the origin's breaker open; returns its release (`undefined`: the breaker is off). */
+function isolate(c: Control, store: LoadControlStore, origin: string): (() => void) | undefined {
+  const { breaker, waiters } = scopeOf(c, origin);
+  if (!breaker) return;
+  breaker.isolate(storeNow(store));
+  let held = true;
+  return () => {
+    if (held) breaker.release(storeNow(store));
+    held = false;
+    waiters.wakeAll();
   };
 }

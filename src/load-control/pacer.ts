@@ -72,25 +72,63 @@ export interface ThrottleSignal {
  * of the scope's outcome counts).
  */
 export const PACING_WINDOW_MS = 1000;
+// The shortest span a rate is measured over, so a burst that all succeeded in a few
+// milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
+// at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
+const OVERLOAD_SPAN_MS = 100;
+// Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
+// leaky bucket measured its burst size, not its drain rate, and must find the rate within a
+// second or two.
+const SLOW_START_DOUBLINGS = 4;
+// The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
+const CUT = 0.7;
+// After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
+const RELEASE_GROWTH = 1;
+const RELEASE_CAP = 2;
+// A 429 that says nothing more (no wait, no quota) this rare among a paced scope's successes is
+// noise, not a sign its rate is too high: it changes nothing.
+const NOISE = 1 / 50;
+const MIN_REFUSED = 4;
+
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
-/**
- * The rate at `t`. Until a throttle is met while paced, it doubles four times a second (slow
- * start): a burst that met a leaky bucket measured its burst size, not its drain rate, and must
- * find the rate within a second or two.
- */
+/** The state of a scope that was never paced. */
+const unpacedState = (settings: PacingSettings): PaceState =>
+  unpace(
+    {
+      since: 0,
+      decidedAt: Infinity,
+      cuts: 0,
+      holdUntil: 0,
+      heldAt: -Infinity,
+      roundSum: 0,
+      roundReports: 0,
+      lastSignal: -Infinity,
+      ignoreOverloadUntil: -Infinity,
+    } as Draft,
+    settings,
+  );
+
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
-  const factor = s.slowStart ? 2 ** Math.min(seconds * 4, 30) : 1 + s.growth * seconds;
+  const factor = s.slowStart
+    ? 2 ** Math.min(seconds * SLOW_START_DOUBLINGS, 30)
+    : 1 + s.growth * seconds;
   return s.base * Math.min(s.cap, factor);
 }
 
-/** Paces `d` at `rate` from now (and returns it). */
-function pace(d: Draft, settings: PacingSettings, now: number, rate: number): Draft {
+/** The time one send takes at the rate of `t`: on a slow start's ramp, the rate rises during it. */
+function gapAfter(s: PaceState, t: number, share: number): number {
+  const rate = (rateAt(s, t) * share) / 1000;
+  if (!s.slowStart || t < s.since) return 1 / rate;
+  const k = (SLOW_START_DOUBLINGS * Math.LN2) / 1000;
+  return Math.log(1 + k / rate) / k;
+}
+
+function pace(d: Draft, settings: PacingSettings, now: number, rate: number): void {
   d.base = Math.max(settings.minRatePerSecond, rate);
   // The climb starts when sending does: a hold is not a time the rate was tried.
   d.since = Math.max(now, d.holdUntil);
-  return d;
 }
 
 /** Unpaces `d` (and returns it). */
@@ -111,10 +149,26 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
   return unpace({ ...s }, settings);
 }
 
+function hold(d: Draft, now: number, ms: number, replace: boolean): void {
+  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
+  d.heldAt = now;
+}
+
 /**
- * What a throttle signal makes of the state; `share` is this client's share of the rate,
- * `reported` whether it reported what it accepted in the round of the last decision.
+ * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
+ * a whole window after pacing began and still mostly failures. Judged at the attempt's send: a
+ * lagging client reads the answers to earlier sends late. Returns whether the signal is spent.
  */
+function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): boolean {
+  if (sentAt >= d.ignoreOverloadUntil) {
+    if (!(sentAt - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
+    Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
+  }
+  d.ignoreOverloadUntil = sentAt + settings.healthyAfterMs;
+  return true;
+}
+
+/** What a throttle signal makes of the state; `share` is this client's share of the rate. */
 function throttled(
   s: PaceState,
   settings: PacingSettings,
@@ -122,19 +176,11 @@ function throttled(
   counts: OutcomeCounts,
   signal: ThrottleSignal,
   replace: boolean,
-  [share, reported]: readonly [share: number, reported: boolean],
+  { share, reported }: { share: number; reported: boolean },
 ): PaceState {
   const d: Draft = { ...settled(s, settings, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
-  // An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
-  // a whole window after pacing began and still mostly failures. Judged at the attempt's send: a
-  // lagging client reads the answers to earlier sends late. The signal is then spent.
-  const ignoring = sentAt < d.ignoreOverloadUntil;
-  if (kind === 'overload' && (ignoring || sentAt - d.overloadSince > PACING_WINDOW_MS * 1.2)) {
-    if (!ignoring) Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
-    d.ignoreOverloadUntil = sentAt + settings.healthyAfterMs;
-    return d;
-  }
+  if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
   // scope's window mostly refused (two in three, of four at least: no random share is that high;
   // a burst that spent a limiter such as nginx's), a paced one's not rare among its successes.
@@ -142,16 +188,11 @@ function throttled(
   // a share of requests 429 at random is not slowed by a lower rate.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
-  // A paced scope's 429s are rare at under 1 in 50 successes: noise, not a sign its rate is too
-  // high, and they change nothing.
-  const refused = throttled >= Math.max(4, 2 * successes);
-  if (bare && (d.base ? throttled + failures < successes / 50 : !refused)) return s;
+  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
+  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
-  // The shortest span a rate is measured over, so a burst that all succeeded in a few
-  // milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
-  // at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
-  const periodMs = kind === 'overload' ? 100 : PACING_WINDOW_MS;
+  const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
   // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
   // burst: it holds until the server's wait is over or, if the server gave none, until a
   // second has passed since the burst began (the shortest quota period in use).
@@ -159,10 +200,7 @@ function throttled(
     kind === 'quota' || (kind === 'limit' && !d.base)
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
       : undefined;
-  if (holdMs !== undefined) {
-    d.holdUntil = Math.max(replace ? -Infinity : d.holdUntil, now + holdMs);
-    d.heldAt = now;
-  }
+  if (holdMs !== undefined) hold(d, now, holdMs, replace);
   // What this client had accepted; over its share, what the scope accepted; or the quota its
   // headers announce, if that is more: a client that spent its quota in a burst accepted too few
   // to measure from.
@@ -179,37 +217,118 @@ function throttled(
     d.roundSum += own;
     d.roundReports++;
     accepted = d.roundSum / d.roundReports / share;
-    // A cut keeps 0.7 of the rate at least (CUBIC's β, which the AWS SDKs use too).
-    return pace(d, settings, now, Math.max(accepted, rateAt(d, now) * 0.7));
+    pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
+    return d;
   }
-  // Sets the rate from what was accepted. An answer to a send made before the rate was last set,
-  // or within a quarter of the period after (`oldNews`: the burst before pacing; the overshoot
-  // that set it; a bucket that a burst filled and that is still draining), says the rate is at
-  // least that. One met while paced says the rate it was sent at is too much: it is cut to what
-  // was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
-  // quarter second before was still accepted), since a client may have sent less than the
-  // server takes. From then on it climbs slowly.
-  if (!d.base || oldNews) {
-    if (!d.base) {
-      d.decidedAt = now;
-      // A server that said how long to wait named its period: what was accepted over it is the
-      // rate, with nothing to search for. With no wait said, slow start searches.
-      d.slowStart = waitMs === undefined;
-    }
-    pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
-  } else {
-    const rate = rateAt(d, now);
-    d.decidedAt = now;
-    d.cuts++;
-    pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : 0.7))));
-    Object.assign(d, { slowStart: false, cap: Infinity, growth: settings.growthPerSecond });
-  }
+  learn(d, settings, now, accepted, oldNews, waitMs === undefined);
   // A decision starts a round: this client's report is its first.
   if (d.decidedAt === now) {
     d.roundSum = own;
     d.roundReports = 1;
   }
   return d;
+}
+
+/**
+ * Sets the rate from what was accepted. An answer to a send made before the rate was last set,
+ * or within a quarter of the period after (`oldNews`: the burst before pacing; the overshoot
+ * that set it; a bucket that a burst filled and that is still draining), says the rate is at
+ * least that. One met while paced says the rate it was sent at is too much: it is cut to what
+ * was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
+ * quarter second before was still accepted), since a client may have sent less than the
+ * server takes. From then on it climbs slowly.
+ */
+function learn(
+  d: Draft,
+  settings: PacingSettings,
+  now: number,
+  accepted: number,
+  oldNews: boolean,
+  noWaitSaid: boolean,
+): void {
+  if (!d.base || oldNews) {
+    if (!d.base) {
+      d.decidedAt = now;
+      // A server that said how long to wait named its period: what was accepted over it is the
+      // rate, with nothing to search for. With no wait said, slow start searches.
+      d.slowStart = noWaitSaid;
+    }
+    pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
+    return;
+  }
+  const rate = rateAt(d, now);
+  d.decidedAt = now;
+  d.cuts++;
+  pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
+  d.slowStart = false;
+  d.cap = Infinity;
+  d.growth = settings.growthPerSecond;
+}
+
+/**
+ * A probe of a hold came back with no throttle: the quota reset early, and what was learned of
+ * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
+ */
+function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
+  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings);
+}
+
+/** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
+function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
+  const d: Draft = {
+    ...s,
+    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+    ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+  };
+  pace(d, settings, now, rate);
+  return d;
+}
+
+/** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
+interface OwnSchedule {
+  next: number;
+  /** The round (a decision's time) this client reported what it accepted in. */
+  round: number;
+  /** When this client last sent a probe of a hold. */
+  probed: number;
+  /** The last rate decision (its time) this client saw. */
+  seen: number;
+}
+
+/** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
+function reserveSlot(
+  s: PaceState,
+  own: OwnSchedule,
+  now: number,
+  latest: number,
+  share: number,
+  probeEveryMs: number,
+  random: () => number,
+): number {
+  // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
+  // (none waits for it: the others learn when the hold ends, and fail at once).
+  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + probeEveryMs) {
+    own.probed = now;
+    return now;
+  }
+  if (!s.base) {
+    if (now >= s.holdUntil) return now;
+    // Held with no rate known: spread the release past the end of the hold, over a tenth of the
+    // hold (a second at most), and not past the latest the call can go: the spread is ours, not
+    // the server's, and costs at most a tenth more than the wait it asked.
+    const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
+    return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
+  }
+  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
+  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+  own.seen = s.decidedAt;
+  // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
+  // word) ends, over the pace, rather than fail.
+  const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));
+  // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
+  // release or a slow start, whose calls take their slots at once, ramps as planned).
+  if (slot <= latest) own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
+  return slot;
 }
 
 /** How a client takes part in a shared pace: it changes the state through the store. */
@@ -226,28 +345,11 @@ export function createPacer(
   probeEveryMs: number,
   sharing?: PaceSharing,
 ): Pacer {
-  // The state of a scope that was never paced.
-  let state: PaceState = unpace(
-    {
-      since: 0,
-      decidedAt: Infinity,
-      cuts: 0,
-      holdUntil: 0,
-      heldAt: -Infinity,
-      roundSum: 0,
-      roundReports: 0,
-      lastSignal: -Infinity,
-      ignoreOverloadUntil: -Infinity,
-    } as Draft,
-    settings,
-  );
-  // What of the pace is this client's own: its next slot; when it last sent a probe of a hold;
-  // the last rate decision (its time) it saw; the round (a decision's time) it reported what it
-  // accepted in.
-  let next = 0;
-  let probed = -Infinity;
-  let seen = Infinity;
-  let round = Number.NaN;
+  let state = unpacedState(settings);
+  const own: OwnSchedule = {
+    ...{ next: 0, probed: -Infinity, seen: Infinity },
+    round: Number.NaN,
+  };
   const change = (make: (s: PaceState) => PaceState): void => {
     state = sharing ? sharing.change(make) : make(state);
   };
@@ -274,71 +376,17 @@ export function createPacer(
     },
     reserve(now, latest, mayProbe = true) {
       state = settled(state, settings, now);
-      // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
-      // (none waits for it: the others learn when the hold ends, and fail at once).
-      if (
-        now < state.holdUntil &&
-        mayProbe &&
-        now >= Math.max(state.heldAt, probed) + probeEveryMs
-      ) {
-        probed = now;
-        return now;
-      }
-      if (!state.base) {
-        if (now >= state.holdUntil) return now;
-        // Held with no rate known: spread the release past the end of the hold, over a tenth of
-        // the hold (a second at most), and not past the latest the call can go: the spread is
-        // ours, not the server's, and costs at most a tenth more than the wait it asked.
-        const spread =
-          state.holdUntil + random() * Math.min(1000, (state.holdUntil - state.heldAt) / 10);
-        return spread > latest ? Math.max(state.holdUntil, latest) : spread;
-      }
-      // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-      if (state.decidedAt !== seen) next = Math.min(next, state.decidedAt);
-      seen = state.decidedAt;
-      // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
-      // word) ends, over the pace, rather than fail.
-      const slot = Math.min(
-        Math.max(now, next, state.holdUntil),
-        Math.max(now, state.holdUntil, latest),
-      );
-      // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
-      // release or a slow start, whose calls take their slots at once, ramps as planned).
-      if (slot <= latest) {
-        const t = state.releasing || state.slowStart ? slot : now;
-        // The time one send takes at the rate of `t`, this client's share of it: on a slow
-        // start's ramp, the rate rises during it.
-        const rate = (rateAt(state, t) * share()) / 1000;
-        const k = (4 * Math.LN2) / 1000; // four doublings a second (`rateAt`)
-        next = slot + (!state.slowStart || t < state.since ? 1 / rate : Math.log(1 + k / rate) / k);
-      }
-      return slot;
+      const every = mayProbe ? probeEveryMs : Infinity;
+      return reserveSlot(state, own, now, latest, share(), every, random);
     },
     throttle(now, counts, signal, replace) {
-      const reported = round === state.decidedAt;
-      change((s) => throttled(s, settings, now, counts, signal, replace, [share(), reported]));
-      round = state.decidedAt;
+      const reported = own.round === state.decidedAt;
+      change((s) =>
+        throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
+      );
+      own.round = state.decidedAt;
     },
-    // The quota reset early, and what was learned of its rate (over a wait that did not happen)
-    // is worth nothing: the scope starts afresh.
-    endHold: (now) =>
-      change((s) =>
-        unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings),
-      ),
-    // The rate starts at the last good rate and climbs fast (a whole last good rate per second)
-    // to twice that.
-    release: (now, lastGoodRate) =>
-      change((s) =>
-        pace(
-          {
-            ...s,
-            ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
-            ...{ slowStart: false, growth: 1, cap: 2 },
-          },
-          settings,
-          now,
-          lastGoodRate,
-        ),
-      ),
+    endHold: (now) => change((s) => holdEnded(s, settings, now)),
+    release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
   };
 }
