@@ -7,6 +7,8 @@ export interface LeakyBucketOptions {
   readonly burst: number;
   /** The status of a rejected request: nginx answers 503 unless `limit_req_status` says 429. */
   readonly rejectStatus: 429 | 503;
+  /** The limiter's clock in milliseconds (`performance.now` unless given). */
+  readonly now?: () => number;
 }
 
 export interface LeakyBucketServer extends LoopbackServer {
@@ -26,13 +28,13 @@ export interface LeakyBucketServer extends LoopbackServer {
  * nginx's: `excess` in requests and `last`, the time of the last request let in.
  */
 export async function startLeakyBucket(options: LeakyBucketOptions): Promise<LeakyBucketServer> {
-  const { ratePerSecond, burst, rejectStatus } = options;
+  const { ratePerSecond, burst, rejectStatus, now: clock = () => performance.now() } = options;
   const answers: Array<{ at: number; status: number; delayMs: number }> = [];
   const timers = new Set<NodeJS.Timeout>();
   let excess = 0;
   let last: number | undefined;
   const server = await startServer((arrival, res) => {
-    const now = performance.now();
+    const now = clock();
     let next = 0;
     if (last !== undefined) {
       next = Math.max(0, excess - (ratePerSecond * (now - last)) / 1000 + 1);

@@ -47,8 +47,10 @@ describe('circuit breaker', () => {
       expect(error.response).toBeUndefined();
     }
     // Each settles without a round trip. The median is asserted (the box may be loaded: a single
-    // call can be descheduled for tens of milliseconds).
-    expect(median(durations)).toBeLessThan(5);
+    // call can be descheduled for tens of milliseconds), under 25 ms: at a load average of 7 on
+    // two cores it was 9.7 ms (under 5 ms otherwise), and a wait for the first retry's backoff
+    // (full jitter up to 100 ms) has a median of 50 ms; nothing is sent is checked below.
+    expect(median(durations)).toBeLessThan(25);
     expect(client.sends).toHaveLength(sentBeforeBreak);
     expect(client.events).toHaveLength(1);
 
@@ -135,7 +137,8 @@ describe('circuit breaker', () => {
       expect(error.response).toBeUndefined();
       expect(error.config?.retryState?.stopReason).toBe('circuit-open');
     }
-    expect(median(durations)).toBeLessThan(5);
+    // Under 25 ms, as in the first test: a loaded box's scheduling, not a wait.
+    expect(median(durations)).toBeLessThan(25);
     expect(server.arrivals).toHaveLength(seen);
   });
 });

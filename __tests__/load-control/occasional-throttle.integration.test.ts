@@ -39,6 +39,25 @@ async function occasionally429() {
   );
 }
 
+/**
+ * Two jobs of each mode, in the order off, on, on, off, each with a server and a client of its
+ * own (no pace carries over from one job to the next): each mode is judged by its faster job. On
+ * a shared machine the load changes from one second to the next (measured under load: the same
+ * job with load control off took 2.8 s in one run and 12.1 s in another), so one job of each,
+ * one after the other, compared two moments of the machine more than the two modes.
+ */
+async function offAndOnTwice<T>(run: (loadControl: boolean) => Promise<T>) {
+  const off: T[] = [];
+  const on: T[] = [];
+  for (const loadControl of [false, true, true, false]) {
+    (loadControl ? on : off).push(await run(loadControl));
+  }
+  return { off, on };
+}
+
+const fastest = <T extends { perSecond: number }>(runs: readonly T[]): number =>
+  Math.max(...runs.map((r) => r.perSecond));
+
 it('0.5 % random 429s (no headers), 1 000 calls at 32 in flight: throughput ≥ 0.6× that of load control off, 0 failed', async () => {
   const run = async (loadControl: boolean) => {
     const server = await occasionally429();
@@ -55,16 +74,18 @@ it('0.5 % random 429s (no headers), 1 000 calls at 32 in flight: throughput ≥ 
       throttled: server.arrivals.length - 1000,
     };
   };
-  const off = await run(false);
-  const on = await run(true);
-  expect(off.failed).toBe(0);
-  expect(off.throttled).toBeGreaterThan(0);
-  expect({ on, off, atLeast0_6: on.perSecond >= 0.6 * off.perSecond }).toEqual({
-    on: { ...on, failed: 0 },
+  const { off, on } = await offAndOnTwice(run);
+  for (const job of off) {
+    expect(job.failed).toBe(0);
+    expect(job.throttled).toBeGreaterThan(0);
+  }
+  expect({ on, off, atLeast0_6: fastest(on) >= 0.6 * fastest(off) }).toEqual({
+    on: on.map((job) => ({ ...job, failed: 0 })),
     off,
     atLeast0_6: true,
   });
-}, 25_000);
+  // Four jobs of 1 000 calls: 2 to 12 s each on a loaded two-core box (42 s in all, measured).
+}, 120_000);
 
 it('one 200 with remaining 0 and an unreadable reset does not pace the origin: 50 calls, 10 in flight, within 2 s', async () => {
   let count = 0;
@@ -115,11 +136,13 @@ it('0.5 % random 429s (no headers), keep-alive agent of 64 sockets, 64 workers, 
     const perSecond = Math.round(2_000_000 / (performance.now() - started));
     return { perSecond, failed, waited, throttled: server.arrivals.length - 2000 };
   };
-  const off = await run(false);
-  const on = await run(true);
-  expect(off.throttled).toBeGreaterThan(0);
-  expect({ on: { ...on, perSecond: 0 }, atLeast0_6: on.perSecond >= 0.6 * off.perSecond }).toEqual({
-    on: { perSecond: 0, failed: 0, waited: 0, throttled: on.throttled },
+  const { off, on } = await offAndOnTwice(run);
+  for (const job of off) expect(job.throttled).toBeGreaterThan(0);
+  // (Every job's figures in the message, should it fail.)
+  expect({ on, off, atLeast0_6: fastest(on) >= 0.6 * fastest(off) }).toEqual({
+    on: on.map((job) => ({ ...job, failed: 0, waited: 0 })),
+    off,
     atLeast0_6: true,
   });
-}, 60_000);
+  // Four jobs of 2 000 calls: 4 to 16 s each on a loaded two-core box (66 s in all, measured).
+}, 180_000);

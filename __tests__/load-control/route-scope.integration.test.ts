@@ -82,9 +82,16 @@ describe('a route in trouble does not block a healthy route of the same origin',
       }),
     );
     // A short window, so that /good's calls (every 250 ms) fall out of it between calls, as the
-    // issue's /good every 1.1 s did with the default 1 s window.
+    // issue's /good every 1.1 s did with the default 1 s window. /bad at 50/s is 10 calls a
+    // window at best, the default minimumThroughput exactly: on a loaded two-core box the 20 ms
+    // timers came late, no window held 10, and /bad's breaker never opened. Half that, then.
     const client = clientFor(server.url, {
-      circuitBreaker: { windowMs: 200, breakDurationMs: 200, maxBreakDurationMs: 400 },
+      circuitBreaker: {
+        windowMs: 200,
+        minimumThroughput: 5,
+        breakDurationMs: 200,
+        maxBreakDurationMs: 400,
+      },
     });
     let running = true;
     const bad = (async () => {
