@@ -221,8 +221,9 @@ function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scop
     }
   }
   for (const scope of probes) {
-    // A probe of one scope that failed in another says nothing of the first: given back.
-    if (scope !== own && result !== 'success') scope.breaker?.record(now, undefined, true);
+    // A probe not counted is given back: one of a scope that failed in another says nothing of
+    // the first, and one with no result (cancelled, a 404) nothing of any.
+    if (!counted.includes(scope)) scope.breaker?.record(now, undefined, true);
     scope.waiters.wakeAll();
   }
   return own;
