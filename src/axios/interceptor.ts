@@ -115,9 +115,10 @@ function outcomeOf(
  */
 function stopped(
   error: unknown,
-  config: InternalAxiosRequestConfig,
   state: RetryState,
   reason: StopReason | GateStop,
+  // An axios error carries its config; a cancellation's error may not.
+  config: InternalAxiosRequestConfig = (error as FailedAttempt).config,
 ): unknown {
   const retryState: RetryState = {
     ...state,
@@ -211,10 +212,10 @@ function stopBeforeDeciding(
   const gateStop = gateStopOf(failure);
   if (gateStop) {
     const last = previous ?? failure;
-    throw stopped(last, last.config, state, gateStop);
+    throw stopped(last, state, gateStop);
   }
   if (deadlineCut) {
-    throw stopped(deadlineError(failure, options.deadlineMs), config, state, 'deadline');
+    throw stopped(deadlineError(failure, options.deadlineMs), state, 'deadline');
   }
   return state;
 }
@@ -241,7 +242,7 @@ async function decideRetry(
     const answer = await pending;
     decision = decideWith(() => answer);
   }
-  if (!decision.retry) throw stopped(failure, failure.config, state, decision.reason);
+  if (!decision.retry) throw stopped(failure, state, decision.reason);
   return decision;
 }
 
@@ -276,7 +277,7 @@ function pause(
   releaseResponse(failure);
   return sleep(delayMs, {
     cancel: cancellationOf(config),
-    canceled: () => stopped(cancellationError(config), config, state, 'canceled'),
+    canceled: () => stopped(cancellationError(config), state, 'canceled', config),
     onSet: () => {
       const event = Object.freeze({ retryCount, delayMs, error: failure, config });
       publish('retry', () => event);
@@ -327,7 +328,7 @@ async function onFailure(client: Client, error: unknown): Promise<AxiosResponse>
     const key = readHeader(error.config.headers, idempotencyHeader(call.settings));
     state = startCall(client, clockNow(), key);
   }
-  if (!call.retry) throw stopped(error, error.config, state, gateStopOf(error) ?? 'disabled');
+  if (!call.retry) throw stopped(error, state, gateStopOf(error) ?? 'disabled');
   const options = call.retry;
   let failure = error;
   let previous: FailedAttempt | undefined;
