@@ -108,10 +108,11 @@ export function observeFailure(
 interface Bound {
   readonly latest: number;
   readonly reason: StopReason;
-  /** When the call must have settled: its deadline (else `Infinity`). */
+  /**
+   * When the call must have settled: its deadline, else `Infinity`. A call with a deadline may
+   * wait for an open breaker (within the bound).
+   */
   readonly end: number;
-  /** The call has a deadline: it may wait for an open breaker (within the bound). */
-  readonly waitsForBreaker: boolean;
 }
 
 /**
@@ -128,16 +129,12 @@ function boundOf(
 ): Bound {
   const state = config.retryState;
   // A call with retries off has no deadline.
-  const deadlineMs = retry ? retry.deadlineMs : undefined;
-  const waitsForBreaker = deadlineMs !== undefined && state !== undefined;
-  const end = waitsForBreaker
-    ? (state as { startedAt: number }).startedAt + (deadlineMs as number)
-    : Infinity;
+  const end = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  return { latest, reason, end, waitsForBreaker };
+  return { latest, reason, end };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -227,7 +224,7 @@ function pass(
       // its bound, woken when the breaker changes (a probe in flight may close it any moment:
       // it is expected back within the origin's usual latency).
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      if (!bound.waitsForBreaker)
+      if (bound.end === Infinity)
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, 'circuit-open');
       if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
