@@ -16,7 +16,7 @@ import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now } from '../runtime/clock';
-import { type Interruption, sleep } from '../runtime/sleep';
+import { sleep } from '../runtime/sleep';
 import { clampTimeout } from './attempt-deadline';
 
 /**
@@ -155,23 +155,6 @@ function gateError(
   return error;
 }
 
-/** Wakes a wait at the gate once a breaker of `scopes` changes, or (`forSlot`) once it is no longer paced. */
-function wakeOn(
-  control: LoadControl,
-  scopes: readonly (Scope | undefined)[],
-  startedAt: number,
-  forSlot = false,
-): Interruption {
-  return {
-    subscribe(wake) {
-      const unsubscribes = scopes.map((s) => s && control.subscribe(s, startedAt, wake, forSlot));
-      return () => {
-        for (const unsubscribe of unsubscribes) unsubscribe?.();
-      };
-    },
-  };
-}
-
 /**
  * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
  * the success path), else a promise; rejects with the gate's error.
@@ -188,12 +171,26 @@ function pass(
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const startedAt = config.retryState?.startedAt ?? start;
-  // Until `until`, or until `wake`; rejects if the call is canceled.
-  const waitUntil = (until: number, wake: Interruption): Promise<void> =>
+  // Until `until`, or until a breaker of `scopes` changes, or (`forSlot`) until it is no longer
+  // paced; rejects if the call is canceled.
+  const waitUntil = (
+    until: number,
+    scopes: readonly (Scope | undefined)[],
+    forSlot?: boolean,
+  ): Promise<void> =>
     sleep(until - now(), {
       cancel: cancellationOf(config),
       canceled: () => cancellationError(config),
-      wake,
+      wake: {
+        subscribe(wake) {
+          const unsubscribes = scopes.map(
+            (s) => s && control.subscribe(s, startedAt, wake, forSlot),
+          );
+          return () => {
+            for (const unsubscribe of unsubscribes) unsubscribe?.();
+          };
+        },
+      },
     });
   const stop = (code: GateCode, at: number, scope = origin, reason = bound.reason): GateError =>
     gateError(config, code, scope, {
@@ -206,7 +203,7 @@ function pass(
         const { pass: held } = v;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
-          await waitUntil(v.at, wakeOn(control, [held.origin, held.route], startedAt, true));
+          await waitUntil(v.at, [held.origin, held.route], true);
         } catch (error) {
           control.settle(held, now(), { result: undefined, sentAt: now() });
           throw error;
@@ -229,7 +226,7 @@ function pass(
       if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
       }
-      await waitUntil(Math.min(v.until, bound.latest), wakeOn(control, [v.scope], startedAt));
+      await waitUntil(Math.min(v.until, bound.latest), [v.scope]);
     }
   })();
 }
