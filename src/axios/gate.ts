@@ -139,22 +139,6 @@ function boundOf(
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
 
-/** The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that stopped it. */
-function gateError(
-  config: InternalAxiosRequestConfig,
-  code: GateCode,
-  scope: string,
-  stop: GateStop,
-): GateError {
-  const error: GateError = new AxiosError(
-    `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past the deadline`}; it may accept again in ${stop.retryAfterMs} ms`,
-    code,
-    config,
-  );
-  error[STOP] = stop;
-  return error;
-}
-
 /**
  * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
  * the success path), else a promise; rejects with the gate's error.
@@ -192,11 +176,18 @@ function pass(
         },
       },
     });
-  const stop = (code: GateCode, at: number, scope = origin, reason = bound.reason): GateError =>
-    gateError(config, code, scope, {
-      stopReason: reason,
-      retryAfterMs: Math.max(0, Math.ceil(at - now())),
-    });
+  // The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that
+  // stopped it.
+  const stop = (code: GateCode, at: number, scope = origin, stopReason = bound.reason) => {
+    const retryAfterMs = Math.max(0, Math.ceil(at - now()));
+    const error: GateError = new AxiosError(
+      `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past the deadline`}; it may accept again in ${retryAfterMs} ms`,
+      code,
+      config,
+    );
+    error[STOP] = { stopReason, retryAfterMs };
+    return error;
+  };
   return (async () => {
     for (let v = verdict; ; v = admit(now())) {
       if (v.kind === 'go') {
