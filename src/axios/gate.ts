@@ -51,12 +51,6 @@ export function gateStopOf(error: unknown): GateStop | undefined {
   return (error as GateError)[STOP];
 }
 
-/** The adapter an attempt's config holds, unwrapped. */
-function adapterOf(config: InternalAxiosRequestConfig): unknown {
-  const adapter = config.adapter as Partial<Gated> | undefined;
-  return adapter?.[ORIGINAL] ?? adapter;
-}
-
 // Faults of one request rather than of the connection: they are its route's, not the origin's.
 const ROUTE_FAULTS = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE']);
 
@@ -297,7 +291,9 @@ export function createGate(
 ): Gate {
   const shared = new WeakMap<object, AxiosAdapter | undefined>();
   return (config, call) => {
-    const adapter = adapterOf(config) ?? sender.defaults.adapter;
+    // The adapter the attempt's config holds, unwrapped.
+    const own = config.adapter as Partial<Gated> | undefined;
+    const adapter = own?.[ORIGINAL] ?? own ?? sender.defaults.adapter;
     const cacheable = call.retry === clientOptions && adapter instanceof Object;
     let gated = cacheable ? shared.get(adapter) : undefined;
     if (!gated) {
