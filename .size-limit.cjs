@@ -30,10 +30,12 @@ module.exports = [
     // internal property names shortened by the build (-420 B) paid for the store guard of issue
     // 22 (+316 B): 13 983 B, the guard down to 14 000 B. Nine small rewrites of http/, options/
     // and retry/ (-66 B) then paid for the success path's memo of the last route key (+76 B):
-    // 13 993 B.
+    // 13 993 B. Then load-control and the gate written shorter, and a probe's give-back made
+    // whole (-138 B; the inlining that broke the 60-line rule left out): 13 855 B, the guard down
+    // to 13 870 B.
     name: 'axios-safe-retry (main entry)',
     path: 'dist/index.mjs',
-    limit: '14000 B',
+    limit: '13870 B',
     gzip: true,
     ignore: external,
     modifyEsbuildConfig: bundledFor('neutral'),
