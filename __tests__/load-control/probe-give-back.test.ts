@@ -4,10 +4,11 @@ import { memoryStore } from '../../src/load-control/store';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
 import { now as clockNow } from '../../src/runtime/clock';
 
-// A breaker's probe that ends with no result (the call was cancelled, or failed in a way that
-// says nothing of the server, such as a 404 or a body that can't be sent again) is given back,
-// whichever scope it probed: the next call probes instead. Before, a route's probe so ended was
-// neither counted nor given back, and the route waited for it forever (`until: Infinity`).
+// A breaker's probe that ends with no result (the call was cancelled, failed in a way that says
+// nothing of the server, or went back to the gate when the rate was cut while it waited for its
+// slot) is given back, whichever scope it probed: the next call probes instead. Before, a route's
+// probe so ended was neither counted nor given back, and the route waited for it forever
+// (`until: Infinity`).
 
 const O = 'http://api.test';
 const R = 'items';
@@ -47,7 +48,7 @@ describe.each([
     expect(probe?.probes?.map((scope) => scope.name)).toEqual([open]);
     // While it is out, the next call waits for it.
     expect(c.admit(O, R, start + 1, Infinity)).toMatchObject({ kind: 'wait', until: Infinity });
-    c.settle(probe!, start + 10, { result: undefined, status: 404, sentAt: start });
+    c.settle(probe!, start + 10, { result: undefined, sentAt: start });
     const next = goes(c.admit(O, R, start + 20, Infinity));
     expect(next?.probes?.map((scope) => scope.name)).toEqual([open]);
   });

@@ -222,7 +222,7 @@ function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scop
   }
   for (const scope of probes) {
     // A probe not counted is given back: one of a scope that failed in another says nothing of
-    // the first, and one with no result (cancelled, a 404) nothing of any.
+    // the first, and one with no result (cancelled, sent back to the gate) nothing of any.
     if (!counted.includes(scope)) scope.breaker?.record(now, undefined, true);
     scope.waiters.wakeAll();
   }
