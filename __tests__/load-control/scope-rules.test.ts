@@ -4,9 +4,10 @@ import { memoryStore } from '../../src/load-control/store';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
 import { now as clockNow } from '../../src/runtime/clock';
 
-// Two rules of load control that only loopback suites exercised: a route's breaker that opens
-// while another route of the same origin is open opens the origin's (and only that origin's);
-// and an origin's latency is smoothed, the latest success weighing 0.2.
+// Rules of load control that only loopback suites exercised: a route's breaker that opens while
+// another route of the same origin is open opens the origin's (and only that origin's); an
+// origin's latency is smoothed, the latest success weighing 0.2; and a quota id announced on one
+// route and then met in a 429 on another is the origin's (32 ids kept, the first announcer's).
 
 const X = 'http://x.test';
 const Y = 'http://y.test';
@@ -104,4 +105,82 @@ it("an origin's latency: the first success's, then each success weighs 0.2", () 
   expect(c.latencyOf(X)).toBeCloseTo(120, 9);
   succeed(start + 500, 20);
   expect(c.latencyOf(X)).toBeCloseTo(120 + 0.2 * (20 - 120), 9);
+});
+
+describe('a quota that a 429 names (its bucket)', () => {
+  const announce = (
+    c: ReturnType<typeof createLoadControl>,
+    route: string,
+    id: string,
+    t: number,
+  ) =>
+    c.settle(go(c.admit(X, route, t, Infinity)), t + 1, {
+      result: 'success',
+      status: 200,
+      rateLimit: { bucket: id, remaining: 50 },
+      sentAt: t,
+    });
+  const throttle = (
+    c: ReturnType<typeof createLoadControl>,
+    route: string,
+    id: string,
+    t: number,
+  ) =>
+    c.settle(go(c.admit(X, route, t, Infinity)), t + 1, {
+      result: 'throttled',
+      status: 429,
+      waitMs: 5000,
+      rateLimit: { bucket: id },
+      sentAt: t,
+    });
+  /** When a call to route `c` may go (`at`): at once, or when the origin's hold ends. */
+  const slotOfC = (c: ReturnType<typeof createLoadControl>, t: number) => {
+    const verdict = c.admit(X, 'c', t, Infinity);
+    if (verdict.kind !== 'go') throw new Error(verdict.kind);
+    return verdict.at - t;
+  };
+
+  it('announced on another route first holds the whole origin', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    announce(c, 'a', 'q', start);
+    throttle(c, 'b', 'q', start + 10);
+    expect(slotOfC(c, start + 20)).toBeGreaterThan(4000);
+  });
+
+  it('announced on another route first, then on its own, still holds the whole origin', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    announce(c, 'a', 'q', start);
+    announce(c, 'b', 'q', start + 1);
+    throttle(c, 'b', 'q', start + 10);
+    expect(slotOfC(c, start + 20)).toBeGreaterThan(4000);
+  });
+
+  it('announced on its own route only, or a different one, holds that route alone', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    announce(c, 'a', 'other', start);
+    announce(c, 'b', 'q', start + 1);
+    throttle(c, 'b', 'q', start + 10);
+    expect(slotOfC(c, start + 20)).toBe(0);
+  });
+
+  it('past the 32 ids an origin keeps is not taken for shared', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    for (let i = 0; i < 32; i++) announce(c, 'a', `id${i}`, start + i);
+    announce(c, 'a', 'q', start + 40);
+    throttle(c, 'b', 'q', start + 50);
+    expect(slotOfC(c, start + 60)).toBe(0);
+  });
+
+  it('the 32nd id is still kept', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    for (let i = 0; i < 31; i++) announce(c, 'a', `id${i}`, start + i);
+    announce(c, 'a', 'q', start + 40);
+    throttle(c, 'b', 'q', start + 50);
+    expect(slotOfC(c, start + 60)).toBeGreaterThan(4000);
+  });
 });
