@@ -85,6 +85,8 @@ describe("a route's breaker that opens", () => {
   it('alone opens only itself', () => {
     const start = clockNow();
     const c = withOpen([], start);
+    // A route this client knows, its breaker closed.
+    c.settle(go(c.admit(X, 'c', start, Infinity)), start + 1, { result: 'success', sentAt: start });
     failTen(c, X, 'b', start);
     expect(c.admit(X, 'b', start + 20, Infinity)).toMatchObject({ kind: 'wait' });
     expect(c.admit(X, 'c', start + 20, Infinity).kind).toBe('go');
