@@ -1,8 +1,7 @@
-import type { LoadControlStore, SharedScope } from '../../src/contract/store';
-import { createLoadControl, type Pass, type Verdict } from '../../src/load-control/load-control';
-import { memoryStore } from '../../src/load-control/store';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
+import type { SharedScope } from '../../src/contract/store';
+import type { Pass, Verdict } from '../../src/load-control/load-control';
 import { now as clockNow } from '../../src/runtime/clock';
+import { CLOSED, overStore, paceOf } from '../helpers/store-states';
 
 // A long hold lets one call through per probeEveryMs, as a probe: what its answer ends, and what
 // it leaves alone. A success ends each hold the probe went through that was set before it was
@@ -14,28 +13,14 @@ const R = 'items';
 const DAY = 86_400_000;
 const PROBE_EVERY_MS = 60_000;
 
-const CLOSED: SharedScope['breaker'] = { state: 'closed', openUntil: 0, failedProbes: 0 };
-const pace = (fields: Partial<SharedScope['pace']>): SharedScope['pace'] => ({
-  ...{ base: 0, since: 0, slowStart: true, growth: 0.05, cap: Infinity, decidedAt: Infinity },
-  ...{ cuts: 0, holdUntil: 0, heldAt: -Infinity, roundSum: 0, roundReports: 0 },
-  ...{ lastSignal: -Infinity, overloadSince: Infinity, releasing: false },
-  ignoreOverloadUntil: -Infinity,
-  ...fields,
-});
+const pace = paceOf;
 
 /** Load control whose store already holds `states` (by scope name), a probe every 60 s. */
 function withStates(states: Record<string, SharedScope['pace']>) {
-  const store: LoadControlStore = {
-    ...memoryStore(),
-    latest: (key) => (states[key] ? { version: 1, pace: states[key], breaker: CLOSED } : undefined),
-  };
-  const c = createLoadControl({
-    circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-    pacing: DEFAULT_PACING,
-    random: () => 0.5,
-    probeEveryMs: PROBE_EVERY_MS,
-    store,
-  });
+  const c = overStore(
+    (key) => (states[key] ? { version: 1, pace: states[key], breaker: CLOSED } : undefined),
+    PROBE_EVERY_MS,
+  );
   const stateOf = (name: string) => [...c.scopes()].find((s) => s.name === name)?.pacer.state;
   return { c, stateOf };
 }

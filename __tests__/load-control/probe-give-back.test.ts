@@ -1,8 +1,7 @@
-import type { LoadControlStore, SharedScope } from '../../src/contract/store';
-import { createLoadControl, type Verdict } from '../../src/load-control/load-control';
-import { memoryStore } from '../../src/load-control/store';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
+import type { SharedScope } from '../../src/contract/store';
+import type { Verdict } from '../../src/load-control/load-control';
 import { now as clockNow } from '../../src/runtime/clock';
+import { overStore, paceOf } from '../helpers/store-states';
 
 // A breaker's probe that ends with no result (the call was cancelled, failed in a way that says
 // nothing of the server, or went back to the gate when the rate was cut while it waited for its
@@ -16,23 +15,7 @@ const R = 'items';
 /** Load control whose store holds the breaker of `open` (a scope's name) open, its break over. */
 function withOpenBreaker(open: string, start: number) {
   const breaker: SharedScope['breaker'] = { state: 'open', openUntil: start - 1, failedProbes: 1 };
-  const pace: SharedScope['pace'] = {
-    ...{ base: 0, since: 0, slowStart: true, growth: 0.05, cap: Infinity, decidedAt: Infinity },
-    ...{ cuts: 0, holdUntil: 0, heldAt: -Infinity, roundSum: 0, roundReports: 0 },
-    ...{ lastSignal: -Infinity, overloadSince: Infinity, releasing: false },
-    ignoreOverloadUntil: -Infinity,
-  };
-  const store: LoadControlStore = {
-    ...memoryStore(),
-    latest: (key) => (key === open ? { version: 1, pace, breaker } : undefined),
-  };
-  return createLoadControl({
-    circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-    pacing: DEFAULT_PACING,
-    random: () => 0.5,
-    probeEveryMs: 60_000,
-    store,
-  });
+  return overStore((key) => (key === open ? { version: 1, pace: paceOf(), breaker } : undefined));
 }
 
 const goes = (verdict: Verdict) => (verdict.kind === 'go' ? verdict.pass : undefined);

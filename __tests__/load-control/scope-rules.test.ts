@@ -1,8 +1,7 @@
-import type { LoadControlStore, SharedScope } from '../../src/contract/store';
-import { createLoadControl, type Verdict } from '../../src/load-control/load-control';
-import { memoryStore } from '../../src/load-control/store';
-import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
+import type { SharedScope } from '../../src/contract/store';
+import type { createLoadControl, Verdict } from '../../src/load-control/load-control';
 import { now as clockNow } from '../../src/runtime/clock';
+import { overStore, paceOf } from '../helpers/store-states';
 
 // Rules of load control that only loopback suites exercised: a route's breaker that opens while
 // another route of the same origin is open opens the origin's (and only that origin's); an
@@ -19,23 +18,9 @@ function withOpen(open: readonly string[], start: number) {
     openUntil: start + 3_600_000,
     failedProbes: 1,
   };
-  const pace: SharedScope['pace'] = {
-    ...{ base: 0, since: 0, slowStart: true, growth: 0.05, cap: Infinity, decidedAt: Infinity },
-    ...{ cuts: 0, holdUntil: 0, heldAt: -Infinity, roundSum: 0, roundReports: 0 },
-    ...{ lastSignal: -Infinity, overloadSince: Infinity, releasing: false },
-    ignoreOverloadUntil: -Infinity,
-  };
-  const store: LoadControlStore = {
-    ...memoryStore(),
-    latest: (key) => (open.includes(key) ? { version: 1, pace, breaker } : undefined),
-  };
-  return createLoadControl({
-    circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-    pacing: DEFAULT_PACING,
-    random: () => 0.5,
-    probeEveryMs: 60_000,
-    store,
-  });
+  return overStore((key) =>
+    open.includes(key) ? { version: 1, pace: paceOf(), breaker } : undefined,
+  );
 }
 
 function go(verdict: Verdict) {
@@ -142,47 +127,43 @@ describe('a quota that a 429 names (its bucket)', () => {
     return verdict.at - t;
   };
 
-  it('announced on another route first holds the whole origin', () => {
+  const others = (n: number): [string, string][] =>
+    Array.from({ length: n }, (_, i) => ['a', `id${i}`]);
+  it.each<[string, [route: string, id: string][], boolean]>([
+    ['announced on another route first holds the whole origin', [['a', 'q']], true],
+    [
+      'announced on another route first, then on its own, still does',
+      [
+        ['a', 'q'],
+        ['b', 'q'],
+      ],
+      true,
+    ],
+    [
+      'announced on its own route only holds that route alone',
+      [
+        ['a', 'other'],
+        ['b', 'q'],
+      ],
+      false,
+    ],
+    [
+      'announced as the 32nd id an origin keeps still holds the origin',
+      [...others(31), ['a', 'q']],
+      true,
+    ],
+    [
+      'announced past the 32 ids an origin keeps is not taken for shared',
+      [...others(32), ['a', 'q']],
+      false,
+    ],
+  ])('%s', (_name, announced, originHeld) => {
     const start = clockNow();
     const c = withOpen([], start);
-    announce(c, 'a', 'q', start);
-    throttle(c, 'b', 'q', start + 10);
-    expect(slotOfC(c, start + 20)).toBeGreaterThan(4000);
-  });
-
-  it('announced on another route first, then on its own, still holds the whole origin', () => {
-    const start = clockNow();
-    const c = withOpen([], start);
-    announce(c, 'a', 'q', start);
-    announce(c, 'b', 'q', start + 1);
-    throttle(c, 'b', 'q', start + 10);
-    expect(slotOfC(c, start + 20)).toBeGreaterThan(4000);
-  });
-
-  it('announced on its own route only, or a different one, holds that route alone', () => {
-    const start = clockNow();
-    const c = withOpen([], start);
-    announce(c, 'a', 'other', start);
-    announce(c, 'b', 'q', start + 1);
-    throttle(c, 'b', 'q', start + 10);
-    expect(slotOfC(c, start + 20)).toBe(0);
-  });
-
-  it('past the 32 ids an origin keeps is not taken for shared', () => {
-    const start = clockNow();
-    const c = withOpen([], start);
-    for (let i = 0; i < 32; i++) announce(c, 'a', `id${i}`, start + i);
-    announce(c, 'a', 'q', start + 40);
+    announced.forEach(([route, id], i) => announce(c, route, id, start + i));
     throttle(c, 'b', 'q', start + 50);
-    expect(slotOfC(c, start + 60)).toBe(0);
-  });
-
-  it('the 32nd id is still kept', () => {
-    const start = clockNow();
-    const c = withOpen([], start);
-    for (let i = 0; i < 31; i++) announce(c, 'a', `id${i}`, start + i);
-    announce(c, 'a', 'q', start + 40);
-    throttle(c, 'b', 'q', start + 50);
-    expect(slotOfC(c, start + 60)).toBeGreaterThan(4000);
+    // Route c waits for the origin's hold (5 s), or goes at once.
+    if (originHeld) expect(slotOfC(c, start + 60)).toBeGreaterThan(4000);
+    else expect(slotOfC(c, start + 60)).toBe(0);
   });
 });

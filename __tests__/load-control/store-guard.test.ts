@@ -1,21 +1,15 @@
 import fc from 'fast-check';
-import type { LoadControlStore, SharedScope } from '../../src/contract/store';
-import { createLoadControl } from '../../src/load-control/load-control';
-import { memoryStore } from '../../src/load-control/store';
+import type { SharedScope } from '../../src/contract/store';
 import { bounded } from '../../src/load-control/store-guard';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
 import { now as clockNow } from '../../src/runtime/clock';
+import { overStore, paceOf } from '../helpers/store-states';
 
 // What another client (or another program, or a person with redis-cli) left in the store is
 // bounded by this client's own rules before it is obeyed: one write must not park the fleet.
 
 const DAY = 86_400_000;
-const UNPACED: SharedScope['pace'] = {
-  ...{ base: 0, since: 0, slowStart: true, growth: 0.05, cap: Infinity, decidedAt: Infinity },
-  ...{ cuts: 0, holdUntil: 0, heldAt: -Infinity, roundSum: 0, roundReports: 0 },
-  ...{ lastSignal: -Infinity, overloadSince: Infinity, releasing: false },
-  ignoreOverloadUntil: -Infinity,
-};
+const UNPACED = paceOf();
 const rules = { pacing: DEFAULT_PACING, circuitBreaker: DEFAULT_CIRCUIT_BREAKER };
 
 const anyNumber = fc.oneof(
@@ -112,16 +106,7 @@ describe('bounded: a state read from the store', () => {
 });
 
 /** Load control (defaults, a probe every 60 s) over a store in which `written` is every state. */
-function overStore(written: SharedScope) {
-  const store: LoadControlStore = { ...memoryStore(), latest: () => written };
-  return createLoadControl({
-    circuitBreaker: DEFAULT_CIRCUIT_BREAKER,
-    pacing: DEFAULT_PACING,
-    random: () => 0.5,
-    probeEveryMs: 60_000,
-    store,
-  });
-}
+const overWritten = (written: SharedScope) => overStore(() => written);
 
 describe('load control over a store another program wrote', () => {
   it('a year-long hold at a rate of 1e-4, written with its start a year ahead: held a day at most, probed after probeEveryMs, and the probe’s success ends it', () => {
@@ -137,7 +122,7 @@ describe('load control over a store another program wrote', () => {
       },
       breaker: { state: 'closed', openUntil: 0, failedProbes: 0 },
     };
-    const control = overStore(intruder);
+    const control = overWritten(intruder);
     const held = control.admit('http://api.test', 'items', start, Infinity);
     expect(held.kind).toBe('go');
     expect(held.kind === 'go' && held.at - start).toBeLessThanOrEqual(DAY + 1000);
@@ -153,7 +138,7 @@ describe('load control over a store another program wrote', () => {
 
   it('a break to the year 3000 lasts maxBreakDurationMs at most', () => {
     const start = clockNow();
-    const control = overStore({
+    const control = overWritten({
       version: 1,
       pace: UNPACED,
       breaker: { state: 'open', openUntil: Date.UTC(3000, 0), failedProbes: 0 },
