@@ -95,29 +95,18 @@ it("an origin's latency: the first success's, then each success weighs 0.2", () 
 });
 
 describe('a quota that a 429 names (its bucket)', () => {
-  const announce = (
+  /** A response on `route` of X that names quota `id`: a success, or a 429 with a 5 s wait. */
+  const answer = (
     c: ReturnType<typeof createLoadControl>,
-    route: string,
-    id: string,
+    [route, id]: [route: string, id: string],
     t: number,
+    throttled = false,
   ) =>
     c.settle(go(c.admit(X, route, t, Infinity)), t + 1, {
-      result: 'success',
-      status: 200,
-      rateLimit: { bucket: id, remaining: 50 },
-      sentAt: t,
-    });
-  const throttle = (
-    c: ReturnType<typeof createLoadControl>,
-    route: string,
-    id: string,
-    t: number,
-  ) =>
-    c.settle(go(c.admit(X, route, t, Infinity)), t + 1, {
-      result: 'throttled',
-      status: 429,
-      waitMs: 5000,
-      rateLimit: { bucket: id },
+      ...(throttled
+        ? { result: 'throttled', status: 429, waitMs: 5000 }
+        : { result: 'success', status: 200 }),
+      rateLimit: { bucket: id, remaining: throttled ? undefined : 50 },
       sentAt: t,
     });
   /** When a call to route `c` may go (`at`): at once, or when the origin's hold ends. */
@@ -160,8 +149,8 @@ describe('a quota that a 429 names (its bucket)', () => {
   ])('%s', (_name, announced, originHeld) => {
     const start = clockNow();
     const c = withOpen([], start);
-    announced.forEach(([route, id], i) => announce(c, route, id, start + i));
-    throttle(c, 'b', 'q', start + 50);
+    for (const [i, said] of announced.entries()) answer(c, said, start + i);
+    answer(c, ['b', 'q'], start + 50, true);
     // Route c waits for the origin's hold (5 s), or goes at once.
     if (originHeld) expect(slotOfC(c, start + 60)).toBeGreaterThan(4000);
     else expect(slotOfC(c, start + 60)).toBe(0);
