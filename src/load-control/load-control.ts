@@ -154,7 +154,7 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
   o.inFlight++;
   r.inFlight++;
   if (!probes && !holdProbe && at <= now) {
-    r.plain ??= { origin: o, route: r };
+    if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
   const cuts: [number, number] = [o.pacer.cuts, r.pacer.cuts];
@@ -168,7 +168,7 @@ function admit(c: Control, origin: string, route: string, now: number, latest: n
 function isAnnouncedElsewhere(o: Scope, r: Scope, ending: Ending): boolean {
   const id = ending.rateLimit?.bucket;
   if (id === undefined) return false;
-  o.quotas ??= new Map();
+  if (!o.quotas) o.quotas = new Map();
   const first = o.quotas.get(id);
   // An origin keeps 32 quota ids, the first announced: a hostile server cannot grow the map.
   if (first === undefined && o.quotas.size < 32) o.quotas.set(id, r.name);
