@@ -134,24 +134,11 @@ function boundOf(
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
 
 /**
- * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
- * the success path), else a promise; rejects with the gate's error.
+ * A wait at the gate: until `until`, or until a breaker of `scopes` changes, or (`forSlot`) until
+ * it is no longer paced; rejects if the call is canceled.
  */
-function pass(
-  control: LoadControl,
-  origin: string,
-  route: string,
-  config: InternalAxiosRequestConfig,
-  bound: Bound,
-  start: number,
-): Pass | Promise<Pass> {
-  const admit = (at: number): Verdict => control.admit(origin, route, at, bound.latest);
-  const verdict = admit(start);
-  if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
-  const startedAt = config.retryState?.startedAt ?? start;
-  // Until `until`, or until a breaker of `scopes` changes, or (`forSlot`) until it is no longer
-  // paced; rejects if the call is canceled.
-  const waitUntil = (
+function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, startedAt: number) {
+  return (
     until: number,
     scopes: readonly (Scope | undefined)[],
     forSlot?: boolean,
@@ -170,6 +157,24 @@ function pass(
         },
       },
     });
+}
+
+/**
+ * The pass once the gate lets the attempt go: at once if nothing holds it (no promise hop on
+ * the success path), else a promise; rejects with the gate's error.
+ */
+function pass(
+  control: LoadControl,
+  origin: string,
+  route: string,
+  config: InternalAxiosRequestConfig,
+  bound: Bound,
+  start: number,
+): Pass | Promise<Pass> {
+  const admit = (at: number): Verdict => control.admit(origin, route, at, bound.latest);
+  const verdict = admit(start);
+  if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
+  const waitUntil = waitAtGate(control, config, config.retryState?.startedAt ?? start);
   // The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that
   // stopped it.
   const stop = (code: GateCode, at: number, scope = origin, stopReason = bound.reason) => {
