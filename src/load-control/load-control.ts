@@ -283,6 +283,28 @@ function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
   pace(c, pass, countOutcome(c, pass, now, ending), now, ending);
 }
 
+/**
+ * Whether an attempt let through may still go after waiting for its slot: a breaker may have
+ * opened, or the rate been cut.
+ */
+function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
+  return (
+    (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
+    [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
+  );
+}
+
+/**
+ * Whether a retry to route `r` of origin `o` is free of the retry budget: paced, or mostly
+ * succeeding (the route's own successes and failures: the origin's connection faults are counted
+ * there too).
+ */
+function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
+  const { successes, failures, throttled } = r.window.counts(now);
+  const faults = o.window.counts(now).failures;
+  return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
+}
+
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
   const store = settings.store ?? memoryStore();
   const scopeSettings: ScopeSettings = {
@@ -315,12 +337,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       return { ...verdict, at: verdict.at - d };
     },
     settle: settleOn,
-    isStillAdmitted({ origin, route, probes = [], cuts }) {
-      return (
-        (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
-        [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
-      );
-    },
+    isStillAdmitted,
     observe(origin, route, now, ending) {
       const [o, r] = scopesOf(c, origin, route);
       o.inFlight++;
@@ -336,12 +353,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     },
     isRetryBudgetFree(origin, route, now) {
       const [o, r] = known(origin, route);
-      if (!o || !r) return false;
-      // The route's own successes and failures: the origin's connection faults are counted there too.
-      const t = now + store.clockOffset();
-      const { successes, failures, throttled } = r.window.counts(t);
-      const faults = o.window.counts(t).failures;
-      return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
+      return !!o && !!r && isBudgetFree(o, r, now + store.clockOffset());
     },
     scopes: () => scopes.values(),
     close,
