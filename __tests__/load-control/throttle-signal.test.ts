@@ -7,7 +7,10 @@ const counts = (successes: number, failures = 0, throttled = 0): OutcomeCounts =
   throttled,
   spanMs: 1000,
 });
-const scope = (c = counts(10), inFlight = 0) => ({ counts: c, inFlight, lastSuccessAt: 0 });
+const scope = (c = counts(10), inFlight = 0, queued = 0) => ({
+  ...{ counts: c, inFlight, slotWaiters: { size: queued } },
+  lastSuccessAt: 0,
+});
 
 describe('throttleSignal: a spent quota', () => {
   it('holds a quota of a minute to its reset', () => {
@@ -17,7 +20,43 @@ describe('throttleSignal: a spent quota', () => {
       waitMs: 30_000,
       quotaPerSecond: 1,
       sentAt: 0,
+      searchRate: false,
     });
+  });
+
+  it('counts the requests out at the server as spending it, not those queued for a slot', () => {
+    const rateLimit = { remaining: 3, resetMs: 30_000, limit: 60, periodMs: 60_000 };
+    const answer = { status: 200, rateLimit, sentAt: 0 };
+    // 10 let through, 7 of them waiting for their slot: 3 out, 3 remain.
+    expect(throttleSignal(answer, scope(counts(10), 10, 7), 0)).toMatchObject({ kind: 'quota' });
+    // 8 waiting: 2 out, and one request's room is left.
+    expect(throttleSignal(answer, scope(counts(10), 10, 8), 0)).toBeUndefined();
+  });
+
+  it.each([
+    ['a reset at the one-second floor, no period said', { resetMs: 1000 }, true],
+    ['no reset said', {}, true],
+    ['a reset of two seconds', { resetMs: 2000 }, false],
+    ['a period said (RateLimit-Policy)', { resetMs: 1000, periodMs: 1000 }, false],
+  ])('searches the rate of a spent quota with %s: %s', (_name, fields, search) => {
+    const rateLimit = { remaining: 0, limit: 10, ...fields };
+    const signal = throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0);
+    expect(signal).toMatchObject({ kind: 'quota', searchRate: search });
+  });
+
+  it('paces a quota of two seconds at its rate too (the hold a second short of its reset), not one of three', () => {
+    const signal = (periodMs: number) =>
+      throttleSignal(
+        {
+          status: 200,
+          rateLimit: { remaining: 0, resetMs: periodMs, limit: 10, periodMs },
+          sentAt: 0,
+        },
+        scope(),
+        0,
+      );
+    expect(signal(2000)).toMatchObject({ waitMs: 1000 });
+    expect(signal(3000)).toMatchObject({ waitMs: 3000 });
   });
 
   it('paces a one-second quota at its rate: the hold ends a second early, not before one slot', () => {
@@ -44,6 +83,7 @@ describe('throttleSignal: a spent quota', () => {
       waitMs: undefined,
       quotaPerSecond: undefined,
       sentAt: 0,
+      searchRate: true,
     });
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 1), 0)).toBe(
       undefined,
@@ -61,10 +101,15 @@ describe('throttleSignal: statuses', () => {
   });
 
   it('takes a 503 with no wait for an overload only over 20 attempts, two in three failed, still serving', () => {
-    const serving = { counts: counts(6, 14), inFlight: 0, lastSuccessAt: 0 };
+    const serving = {
+      counts: counts(6, 14),
+      inFlight: 0,
+      slotWaiters: { size: 0 },
+      lastSuccessAt: 0,
+    };
     expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 50)?.kind).toBe('overload');
     expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 150)).toBeUndefined(); // stopped
-    const few = { counts: counts(6, 13), inFlight: 0, lastSuccessAt: 0 };
+    const few = { counts: counts(6, 13), inFlight: 0, slotWaiters: { size: 0 }, lastSuccessAt: 0 };
     expect(throttleSignal({ status: 503, sentAt: 0 }, few, 50)).toBeUndefined();
   });
 });

@@ -19,8 +19,8 @@ export interface Pacer {
   state: PaceState;
   readonly paced: boolean;
   /**
-   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
-   * proved too high, and is to be reserved again.
+   * Counts the cuts of the rate, and the holds that grew: a slot reserved before the last one
+   * was spaced for a rate that proved too high, or falls in a hold, and is to be reserved again.
    */
   readonly cuts: number;
   /** Until when a spent quota holds every send but a probe (0: no hold). */
@@ -65,6 +65,11 @@ export interface ThrottleSignal {
   readonly quotaPerSecond?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
+  /**
+   * A quota whose period the server did not name (none said, and a reset at the one-second
+   * floor): its rate is searched (see `learn`).
+   */
+  readonly searchRate?: boolean | undefined;
 }
 
 /**
@@ -150,7 +155,10 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
 }
 
 function hold(d: Draft, now: number, ms: number, replace: boolean): void {
-  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
+  const until = replace ? now + ms : Math.max(d.holdUntil, now + ms);
+  // A hold that grows covers slots reserved before it: they are reserved again, as after a cut.
+  if (until > d.holdUntil) d.cuts++;
+  d.holdUntil = until;
   d.heldAt = now;
 }
 
@@ -220,7 +228,7 @@ function throttled(
     pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
     return d;
   }
-  learn(d, settings, now, accepted, oldNews, waitMs === undefined);
+  learn(d, settings, now, accepted, oldNews, waitMs === undefined || !!signal.searchRate);
   // A decision starts a round: this client's report is its first.
   if (d.decidedAt === now) {
     d.roundSum = own;
@@ -244,14 +252,15 @@ function learn(
   now: number,
   accepted: number,
   oldNews: boolean,
-  noWaitSaid: boolean,
+  search: boolean,
 ): void {
   if (!d.base || oldNews) {
     if (!d.base) {
       d.decidedAt = now;
       // A server that said how long to wait named its period: what was accepted over it is the
-      // rate, with nothing to search for. With no wait said, slow start searches.
-      d.slowStart = noWaitSaid;
+      // rate, with nothing to search for. With no wait said (or a quota's reset in whole seconds
+      // at the one-second floor, with no period said), slow start searches.
+      d.slowStart = search;
     }
     pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
     return;
@@ -278,20 +287,21 @@ function released(s: PaceState, settings: PacingSettings, now: number, rate: num
   const d: Draft = {
     ...s,
     ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+    cuts: s.cuts + 1,
     ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
   };
   pace(d, settings, now, rate);
   return d;
 }
 
-/** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
+/** What of a pace is this client's own: its next slot, its last probe of a hold, the last cut it saw. */
 interface OwnSchedule {
   next: number;
   /** The round (a decision's time) this client reported what it accepted in. */
   round: number;
   /** When this client last sent a probe of a hold. */
   probed: number;
-  /** The last rate decision (its time) this client saw. */
+  /** The count of cuts (`PaceState.cuts`) this client last saw. */
   seen: number;
 }
 
@@ -319,9 +329,10 @@ function reserveSlot(
     const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
     return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
   }
-  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
-  own.seen = s.decidedAt;
+  // The rate was set again (a cut, a release), or a hold grew: the slots reserved ahead are
+  // reserved again.
+  if (s.cuts !== own.seen) own.next = Math.min(own.next, now);
+  own.seen = s.cuts;
   // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
   // word) ends, over the pace, rather than fail.
   const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));

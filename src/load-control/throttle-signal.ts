@@ -15,13 +15,16 @@ export interface Answer {
 export interface ScopeView {
   readonly counts: OutcomeCounts;
   readonly inFlight: number;
+  /** Of those, the ones that wait at the gate for their slot. */
+  readonly slotWaiters: { readonly size: number };
   readonly lastSuccessAt: number;
 }
 
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
- * - the headers say the quota is spent, counting the requests still in flight, which will spend
- *   what is left: a `quota` hold until the reset (a second after the burst began, if not said);
+ * - the headers say the quota is spent, counting the requests still out at the server, which
+ *   will spend what is left (not those that wait for a slot: the hold sends them back to the
+ *   gate): a `quota` hold until the reset (a second after the burst began, if not said);
  * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
  * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
  *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
@@ -43,12 +46,14 @@ export function throttleSignal(
   );
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodMs : undefined;
   const remaining = rateLimit?.remaining;
-  if (remaining !== undefined && remaining <= scope.inFlight) {
+  if (remaining !== undefined && remaining <= scope.inFlight - scope.slotWaiters.size) {
     // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
     // lose up to a second in each window. Such a quota, when its size is known, is paced at its
     // own rate instead, the hold ending a second early but not before one slot of that rate (a
     // send that still comes early meets a 429 and its Retry-After). A longer quota is held to
     // its reset: the second costs little.
+    // A reset at that floor, with no period said, names no period either: the quota may be a
+    // bucket that refills in milliseconds. The rate is then searched, as after a bare 429.
     const resetMs = rateLimit?.resetMs;
     const early = quota !== undefined && resetMs !== undefined && periodMs <= 2000;
     return {
@@ -56,6 +61,7 @@ export function throttleSignal(
       waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
       quotaPerSecond: quota,
       sentAt,
+      searchRate: !(rateLimit?.periodMs || (resetMs ?? 0) > 1000),
     };
   }
   const waitMs = answer.waitMs;
