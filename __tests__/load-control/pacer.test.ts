@@ -291,26 +291,6 @@ describe('createPacer: a long hold', () => {
     expect(p.reserve(PROBE_EVERY_MS + 30, PROBE_EVERY_MS + 30)).toBe(PROBE_EVERY_MS + 30);
   });
 
-  it('sends the slots reserved before a hold that grows back to the gate, as a cut does', () => {
-    const p = pacer();
-    throttle(p, 0, counts(10, 0, 1000, 0), 5000, 'quota');
-    const cuts = p.cuts;
-    // The same burst's news (sent at once): a shorter hold changes nothing, a longer one does.
-    throttle(p, 100, counts(10, 0, 1000, 0), 1000, 'quota');
-    expect(p.cuts).toBe(cuts);
-    throttle(p, 200, counts(10, 0, 1000, 0), 9000, 'quota');
-    expect([p.holdUntil, p.cuts]).toEqual([9200, cuts + 1]);
-  });
-
-  it('reserves again from the end of a hold that grew, not after the slots it sent back', () => {
-    const p = pacer();
-    throttle(p, 0, counts(10, 0, 1000, 0), 100, 'quota', 10);
-    // 20 slots at 10 a second, the last two seconds ahead; then a hold to 1 150 sends them back.
-    expect(slots(p, 100, 20).at(-1)).toBeGreaterThan(1900);
-    throttle(p, 150, counts(10, 0, 1000, 0), 1000, 'quota', 10);
-    expect(p.reserve(160, Infinity)).toBe(1150);
-  });
-
   it("replaces the hold with a probe's reading (a reset that came early)", () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');

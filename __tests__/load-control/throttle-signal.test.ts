@@ -7,10 +7,7 @@ const counts = (successes: number, failures = 0, throttled = 0): OutcomeCounts =
   throttled,
   spanMs: 1000,
 });
-const scope = (c = counts(10), inFlight = 0, queued = 0) => ({
-  ...{ counts: c, inFlight, slotWaiters: { size: queued } },
-  lastSuccessAt: 0,
-});
+const scope = (c = counts(10), inFlight = 0) => ({ counts: c, inFlight, lastSuccessAt: 0 });
 
 describe('throttleSignal: a spent quota', () => {
   it('holds a quota of a minute to its reset', () => {
@@ -22,15 +19,6 @@ describe('throttleSignal: a spent quota', () => {
       sentAt: 0,
       searchRate: false,
     });
-  });
-
-  it('counts the requests out at the server as spending it, not those queued for a slot', () => {
-    const rateLimit = { remaining: 3, resetMs: 30_000, limit: 60, periodMs: 60_000 };
-    const answer = { status: 200, rateLimit, sentAt: 0 };
-    // 10 let through, 7 of them waiting for their slot: 3 out, 3 remain.
-    expect(throttleSignal(answer, scope(counts(10), 10, 7), 0)).toMatchObject({ kind: 'quota' });
-    // 8 waiting: 2 out, and one request's room is left.
-    expect(throttleSignal(answer, scope(counts(10), 10, 8), 0)).toBeUndefined();
   });
 
   it.each([
@@ -104,12 +92,11 @@ describe('throttleSignal: statuses', () => {
     const serving = {
       counts: counts(6, 14),
       inFlight: 0,
-      slotWaiters: { size: 0 },
       lastSuccessAt: 0,
     };
     expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 50)?.kind).toBe('overload');
     expect(throttleSignal({ status: 503, sentAt: 0 }, serving, 150)).toBeUndefined(); // stopped
-    const few = { counts: counts(6, 13), inFlight: 0, slotWaiters: { size: 0 }, lastSuccessAt: 0 };
+    const few = { counts: counts(6, 13), inFlight: 0, lastSuccessAt: 0 };
     expect(throttleSignal({ status: 503, sentAt: 0 }, few, 50)).toBeUndefined();
   });
 });

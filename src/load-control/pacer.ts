@@ -19,8 +19,8 @@ export interface Pacer {
   state: PaceState;
   readonly paced: boolean;
   /**
-   * Counts the cuts of the rate, and the holds that grew: a slot reserved before the last one
-   * was spaced for a rate that proved too high, or falls in a hold, and is to be reserved again.
+   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
+   * proved too high, and is to be reserved again.
    */
   readonly cuts: number;
   /** Until when a spent quota holds every send but a probe (0: no hold). */
@@ -155,10 +155,7 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
 }
 
 function hold(d: Draft, now: number, ms: number, replace: boolean): void {
-  const until = replace ? now + ms : Math.max(d.holdUntil, now + ms);
-  // A hold that grows covers slots reserved before it: they are reserved again, as after a cut.
-  if (until > d.holdUntil) d.cuts++;
-  d.holdUntil = until;
+  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
   d.heldAt = now;
 }
 
@@ -287,21 +284,20 @@ function released(s: PaceState, settings: PacingSettings, now: number, rate: num
   const d: Draft = {
     ...s,
     ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
-    cuts: s.cuts + 1,
     ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
   };
   pace(d, settings, now, rate);
   return d;
 }
 
-/** What of a pace is this client's own: its next slot, its last probe of a hold, the last cut it saw. */
+/** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
   /** The round (a decision's time) this client reported what it accepted in. */
   round: number;
   /** When this client last sent a probe of a hold. */
   probed: number;
-  /** The count of cuts (`PaceState.cuts`) this client last saw. */
+  /** The last rate decision (its time) this client saw. */
   seen: number;
 }
 
@@ -329,10 +325,9 @@ function reserveSlot(
     const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
     return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
   }
-  // The rate was set again (a cut, a release), or a hold grew: the slots reserved ahead are
-  // reserved again.
-  if (s.cuts !== own.seen) own.next = Math.min(own.next, now);
-  own.seen = s.cuts;
+  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
+  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+  own.seen = s.decidedAt;
   // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
   // word) ends, over the pace, rather than fail.
   const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));

@@ -15,16 +15,13 @@ export interface Answer {
 export interface ScopeView {
   readonly counts: OutcomeCounts;
   readonly inFlight: number;
-  /** Of those, the ones that wait at the gate for their slot. */
-  readonly slotWaiters: { readonly size: number };
   readonly lastSuccessAt: number;
 }
 
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
- * - the headers say the quota is spent, counting the requests still out at the server, which
- *   will spend what is left (not those that wait for a slot: the hold sends them back to the
- *   gate): a `quota` hold until the reset (a second after the burst began, if not said);
+ * - the headers say the quota is spent, counting the requests still in flight, which will spend
+ *   what is left: a `quota` hold until the reset (a second after the burst began, if not said);
  * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
  * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
  *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
@@ -46,7 +43,7 @@ export function throttleSignal(
   );
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodMs : undefined;
   const remaining = rateLimit?.remaining;
-  if (remaining !== undefined && remaining <= scope.inFlight - scope.slotWaiters.size) {
+  if (remaining !== undefined && remaining <= scope.inFlight) {
     // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
     // lose up to a second in each window. Such a quota, when its size is known, is paced at its
     // own rate instead, the hold ending a second early but not before one slot of that rate (a
