@@ -249,7 +249,7 @@ function learn(
   now: number,
   accepted: number,
   oldNews: boolean,
-  search: boolean,
+  searchRate: boolean,
 ): void {
   if (!d.base || oldNews) {
     if (!d.base) {
@@ -257,7 +257,7 @@ function learn(
       // A server that said how long to wait named its period: what was accepted over it is the
       // rate, with nothing to search for. With no wait said (or a quota's reset in whole seconds
       // at the one-second floor, with no period said), slow start searches.
-      d.slowStart = search;
+      d.slowStart = searchRate;
     }
     pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
     return;
