@@ -88,6 +88,30 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect((await violationsOf(c, 'a-succeeds', 'c-requests')).violations).toEqual([]);
   });
 
+  it("a fleet client's 2 failures of a burst do not open every client's breaker (seed 1514)", async () => {
+    // A leaky bucket with no burst answers a burst of 13 calls from 7 clients with bare 503s.
+    // Each client judged its share of the throughput, ceil(10 / 7) = 2 attempts: one client's
+    // two 503s opened the shared breaker, and 6 of 13 jobs failed with ERR_CIRCUIT_OPEN.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'leaky', rate: 21, windowMs: 1000, burst: 0, aligned: true },
+        mount: 'route',
+        status: 503,
+        policy: true,
+        latency: { baseMs: 13, tailMs: 103, tailRatio: 0 },
+        seed: 1867245261,
+      },
+      workload: {
+        ...{ jobs: 13, callsPerJob: 40, routes: 2, ids: false, clients: 7, store: true },
+        ...{ retries: 10, timeoutMs: 10000, seed: 15115951, concurrency: 13 },
+      },
+    };
+    const { violations, on } = await violationsOf(c, 'a-succeeds');
+    expect(violations).toEqual([]);
+    expect(on.jobsOk).toBe(c.workload.jobs);
+  });
+
   it('a token bucket that says none remain, reset "1", and no period: its rate is searched, not taken for its burst a second (seed 1853)', async () => {
     // X-RateLimit-Limit is the bucket (17), the reset the next token rounded up to a second:
     // read as 17 a second and climbing 5 % a second, the job took 1.9 s where off took 1.1 s.

@@ -68,6 +68,33 @@ describe('createCircuitBreaker', () => {
     expect(Object.isFrozen(events[0])).toBe(true);
   });
 
+  it.each([
+    // Of a fleet of 7, a client judges 1/7 of the throughput, but no less than half of it: 2 of
+    // a burst that a leaky bucket refused opened every client's breaker (never-worse seed 1514).
+    [1 / 7, 5],
+    [1 / 2, 5],
+    [1, 10],
+  ])('in a fleet where this client has a share of %d, opens at %d failed attempts', (share, at) => {
+    const b = createCircuitBreaker({
+      scope: { origin: 'http://api.test' },
+      settings: { ...settings, minimumThroughput: 10 },
+      window: createOutcomeWindow(settings.windowMs),
+      random: () => 1,
+      onClose: () => {},
+      sharing: {
+        change: (make) => make(b.shared),
+        lease: () => true,
+        unlease: () => {},
+        wake: () => {},
+        share: () => share,
+      },
+    });
+    for (let i = 1; i < at; i++) b.record(0, 'failure', false);
+    expect(b.state).toBe('closed');
+    b.record(0, 'failure', false);
+    expect(b.state).toBe('open');
+  });
+
   it('stays closed while one success in the window keeps the share under a ratio of 1', () => {
     const { b, fail } = breaker();
     b.record(0, 'success', false);

@@ -180,7 +180,7 @@ function pass(
   const stop = (code: GateCode, at: number, scope = origin, stopReason = bound.reason) => {
     const retryAfterMs = Math.max(0, Math.ceil(at - now()));
     const error: GateError = new AxiosError(
-      `axios-safe-retry: ${code === ERR_CIRCUIT_OPEN ? `the circuit of ${scope} is open` : `${scope} is paced past the deadline`}; it may accept again in ${retryAfterMs} ms`,
+      `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; it may accept again in ${retryAfterMs} ms`,
       code,
       config,
     );
@@ -191,17 +191,17 @@ function pass(
     for (let v = verdict; ; v = admit(now())) {
       if (v.kind === 'go') {
         const { pass: held } = v;
+        let admitted = false;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
           await waitUntil(v.at, [held.origin, held.route], true);
-        } catch (error) {
-          control.settle(held, now(), { result: undefined, sentAt: now() });
-          throw error;
+          // A breaker opened, or the rate was cut, while the attempt waited for its slot: it
+          // goes back to the gate.
+          admitted = control.isStillAdmitted(held);
+        } finally {
+          if (!admitted) control.settle(held, now(), { result: undefined, sentAt: now() });
         }
-        if (control.isStillAdmitted(held)) return held;
-        // A breaker opened, or the rate was cut, while the attempt waited for its slot: it goes
-        // back to the gate.
-        control.settle(held, now(), { result: undefined, sentAt: now() });
+        if (admitted) return held;
         continue;
       }
       // Held past the latest the call can use, on the server's word (a guessed rate never makes
