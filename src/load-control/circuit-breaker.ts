@@ -191,9 +191,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       const { successes, failures, throttled } = b.window.counts(now);
       const total = successes + failures + throttled;
       const { minimumThroughput, failureRatio } = b.settings;
-      // A client of a fleet sees its share of the attempts: it judges its share of the
-      // throughput, but no less than half (5 attempts by default, as Envoy's 5 consecutive 5xx):
-      // 2 of a burst that a leaky bucket refused made one client of seven open every breaker.
+      // A fleet's client judges its share of the throughput, no less than half (many-processes.md).
       const enough = minimumThroughput * Math.max(b.sharing?.share() ?? 1, 0.5);
       if (total >= enough && failures >= failureRatio * total) trip(b, now);
     },
