@@ -365,6 +365,22 @@ describe('createPacer: overload that pacing did not cause', () => {
     expect(p.paced).toBe(false);
   });
 
+  it('counts the window of pacing from the last answer to a send made before pacing began', () => {
+    // 100 sends at once through a server that accepts a connection every 10 ms: their 503s
+    // come for a second after pacing began, and say nothing of whether it helped (seen: the
+    // nginx limit_req test on a loaded CI box; pacing gave up, and the retries spent the budget).
+    const p = pacer();
+    throttle(p, 250, counts(5, 15), undefined, 'overload', undefined, 0);
+    for (const now of [500, 1000, 1400]) {
+      throttle(p, now, counts(15, 60), undefined, 'overload', undefined, 0);
+    }
+    throttle(p, 1500, counts(20, 80), undefined, 'overload', undefined, 1460);
+    expect(p.paced).toBe(true);
+    // A whole window after the backlog's last answer, paced sends still mostly fail: it gives up.
+    throttle(p, 2650, counts(20, 60), undefined, 'overload', undefined, 2601);
+    expect(p.paced).toBe(false);
+  });
+
   it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');

@@ -173,6 +173,23 @@ export function leakyBucketServer(options: LeakyBucketOptions): ServerModel {
   };
 }
 
+/**
+ * `inner` behind an ingress that takes one request every `gapMs`, first come first served: a
+ * slow network, or a server that accepts one connection at a time. A burst reaches `inner`
+ * spread out, long after it was sent.
+ */
+export function slowIngress(inner: ServerModel, gapMs: number): ServerModel {
+  let free = 0;
+  return {
+    async handle(request) {
+      const at = Math.max(virtualNow(), free);
+      free = at + gapMs;
+      if (at > virtualNow()) await new Promise((resolve) => setTimeout(resolve, at - virtualNow()));
+      return inner.handle(request);
+    },
+  };
+}
+
 export interface FailoverOptions {
   readonly latencyMs: number;
   /** When the server goes away: every open connection is reset. */
