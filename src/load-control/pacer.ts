@@ -174,17 +174,12 @@ function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): bo
 }
 
 /**
+ * What a throttle signal makes of the state; `share` is this client's share of the rate.
  * Pacing is given a window to cure an overload (`overloadNotOurs`), from when it began or, during
  * its slow start, from the last answer to a send made before: a backlog queued ahead of the pace
  * (a slow network, a server that accepts one connection at a time) is answered late, and mostly
  * refused.
  */
-function trialOfPacing(d: Draft, now: number, sentAt: number): void {
-  if (sentAt < d.overloadSince && (d.slowStart || d.overloadSince === Infinity))
-    d.overloadSince = now;
-}
-
-/** What a throttle signal makes of the state; `share` is this client's share of the rate. */
 function throttled(
   s: PaceState,
   settings: PacingSettings,
@@ -223,7 +218,8 @@ function throttled(
   const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
   let accepted = Math.max(own / share, quotaPerSecond);
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
-  if (kind === 'overload') trialOfPacing(d, now, sentAt);
+  const trial = d.slowStart || d.overloadSince === Infinity;
+  if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
   const oldNews = sentAt < d.decidedAt + periodMs / 4;
   if (oldNews && d.base && share < 1 && !quotaPerSecond) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
