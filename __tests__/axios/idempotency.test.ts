@@ -1,6 +1,7 @@
 import { AxiosHeaders } from 'axios';
 import fc from 'fast-check';
-import { putHeader, readHeader, stampIdempotencyKey } from '../../src/axios/idempotency';
+import { putHeader, stampIdempotencyKey } from '../../src/axios/idempotency';
+import { readHeader } from '../../src/http/read-header';
 import { resolveClientOptions } from '../../src/options/options';
 
 const withKeys = resolveClientOptions({ idempotencyKey: { generate: () => 'k-1' } }).options;

@@ -79,7 +79,7 @@ describe('loadControlOf', () => {
 });
 
 describe('isolate (cockatiel)', () => {
-  it('isolated: calls fail fast and nothing is sent; released: calls go', async () => {
+  it('isolated: nothing is sent, and a call fails once its retries could have been spent; released: calls go', async () => {
     const { client, mock } = mockClient();
     mock.onGet('/items').reply(200);
     const release = isolate(client, 'http://API.test:80/whatever');
@@ -88,10 +88,16 @@ describe('isolate (cockatiel)', () => {
       breaker: 'open',
     });
     const startedAt = Date.now();
+    // It waits as long as its 3 retries could have taken (backoff ceilings 100 + 200 + 400 ms).
     const error = failureIn(await settle(client.get('/items')));
     expect(error.code).toBe('ERR_CIRCUIT_OPEN');
     expect(error.config?.retryState?.stopReason).toBe('circuit-open');
-    expect(Date.now()).toBe(startedAt);
+    expect(Date.now() - startedAt).toBe(700);
+    // With no retries, at once.
+    const at = Date.now();
+    const refused = failureIn(await settle(client.get('/items', { retry: { retries: 0 } })));
+    expect(refused.code).toBe('ERR_CIRCUIT_OPEN');
+    expect(Date.now()).toBe(at);
     // Held open however long: no break ends it.
     await jest.advanceTimersByTimeAsync(600_000);
     expect(failureIn(await settle(client.get('/items'))).code).toBe('ERR_CIRCUIT_OPEN');

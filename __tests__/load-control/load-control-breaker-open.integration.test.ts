@@ -13,11 +13,13 @@ import { startServer } from '../helpers/loopback-server';
 useLoopbackCleanup();
 
 describe('circuit breaker', () => {
-  it('without a deadline, a call to an open origin fails fast with ERR_CIRCUIT_OPEN and nothing is sent until the probe', async () => {
+  it('without a deadline, a call to an origin whose break outlasts its retries fails fast with ERR_CIRCUIT_OPEN and nothing is sent until the probe', async () => {
     const server = track(await startServer((_arrival, res) => res.end('back')));
     await server.stop();
+    // A call's retries could take 700 ms (backoff ceilings of 100, 200 and 400 ms), the break
+    // lasts 1 500 ms at least.
     const client = clientFor(server.url, {
-      circuitBreaker: { breakDurationMs: 1000, maxBreakDurationMs: 1000 },
+      circuitBreaker: { breakDurationMs: 3000, maxBreakDurationMs: 3000 },
     });
 
     // A dozen calls at once: their first attempts are refused, and the breaker opens.
@@ -33,7 +35,7 @@ describe('circuit breaker', () => {
     const sentBeforeBreak = client.sends.length;
     expect(sentBeforeBreak).toBeLessThanOrEqual(20);
 
-    // The break lasts at least 500 ms: twenty calls in a row all fail at once, sending nothing.
+    // Twenty calls in a row all fail at once, sending nothing.
     const durations: number[] = [];
     for (let i = 0; i < 20; i++) {
       const started = performance.now();
@@ -56,7 +58,7 @@ describe('circuit breaker', () => {
 
     // The server comes back; after the break the next call is the probe, and closes the breaker.
     await server.restart();
-    await delay(1000);
+    await delay(3000);
     const response = await client.http.get('/probe');
     expect(response.data).toBe('back');
     expect(transitions(client.events)).toEqual([

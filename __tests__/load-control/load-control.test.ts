@@ -41,14 +41,31 @@ describe('the circuit breaker, through axios', () => {
     expect(mock.history.get).toHaveLength(0);
   });
 
-  it('stops a retry that meets it with the error of the attempt before', async () => {
-    const { client, mock } = mockClient({ retries: 5, circuitBreaker: breaker });
+  it('stops a retry that meets it with the error of the attempt before, when the break outlasts its retries left', async () => {
+    // Backoff ceilings of 100 ms: the last retry could have waited 100 ms, the break is 1 s.
+    const { client, mock } = mockClient({ retries: 5, maxDelayMs: 100, circuitBreaker: breaker });
     mock.onGet('/items').reply(503);
     const error = failureIn(await settle(client.get('/items')));
     // Four attempts open the breaker; the fourth retry is held back and the 503 is kept.
     expect(mock.history.get).toHaveLength(4);
     expect(error.response?.status).toBe(503);
     expect(error.config?.retryState?.stopReason).toBe('circuit-open');
+  });
+
+  it('without a deadline, waits for a break that ends within what its retries left could take, and goes as the probe (issue 21)', async () => {
+    // Load control off would have spent the retries left on the origin: a short outage must fail
+    // no call that off would have done. Retry 5's ceiling is 1 600 ms, the break 1 s at most.
+    const { client, mock } = mockClient({ retries: 5, circuitBreaker: breaker });
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503);
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503);
+    mock.onGet('/items').reply(200);
+    const { value } = await settle(client.get('/items'));
+    expect(value?.status).toBe(200);
+    // The probe is the fifth attempt: nothing was sent during the break.
+    expect(mock.history.get).toHaveLength(5);
+    const state = value?.config.retryState;
+    expect(state?.retryCount).toBe(4);
+    expect(state?.waitedMs).toBeGreaterThan(0);
   });
 
   it('fails a request with retries off fast too', async () => {

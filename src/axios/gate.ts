@@ -14,6 +14,7 @@ import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/
 import { lastOf } from '../load-control/scope-cache';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
+import { backoffCeiling } from '../retry/backoff';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now } from '../runtime/clock';
 import { sleep } from '../runtime/sleep';
@@ -102,11 +103,10 @@ export function observeFailure(
 interface Bound {
   readonly latest: number;
   readonly reason: StopReason;
-  /**
-   * When the call must have settled: its deadline, else `Infinity`. A call with a deadline may
-   * wait for an open breaker (within the bound).
-   */
+  /** When the call must have settled: its deadline, else `Infinity`. */
   readonly end: number;
+  /** The latest it may wait for an open breaker (see `boundOf`). */
+  readonly open: number;
 }
 
 /**
@@ -128,7 +128,17 @@ function boundOf(
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  return { latest, reason, end };
+  // Without a deadline, an open breaker is waited for as long as the call's retries left could
+  // have taken at their backoff's ceilings: load control off would have spent them on the
+  // origin, and a short outage fails no call that off would have done (issue 21).
+  let open = latest;
+  if (end === Infinity) {
+    open = start;
+    for (let n = (state?.retryCount ?? 0) + 1; retry && n <= Math.min(retry.retries, 30); n++) {
+      open += backoffCeiling(n, retry);
+    }
+  }
+  return { latest, reason, end, open: Math.min(open, latest) };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -207,16 +217,15 @@ function pass(
       // Held past the latest the call can use, on the server's word (a guessed rate never makes
       // a call late): load control off would have sent it into the same answer.
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
-      // An open breaker: a call with no deadline fails fast; one with a deadline waits within
-      // its bound, woken when the breaker changes (a probe in flight may close it any moment:
-      // it is expected back within the origin's usual latency).
+      // An open breaker: the call waits within its bound for it (see `boundOf`), woken when the
+      // breaker changes (a probe in flight may close it any moment: it is expected back within
+      // the origin's usual latency); it fails fast if the break ends past the bound.
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      if (bound.end === Infinity)
-        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, 'circuit-open');
-      if (v.until !== Infinity ? v.until > bound.latest : now() >= bound.latest) {
-        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
+      if (v.until !== Infinity ? v.until > bound.open : now() >= bound.open) {
+        const reason = bound.end === Infinity ? 'circuit-open' : bound.reason;
+        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, reason);
       }
-      await waitUntil(Math.min(v.until, bound.latest), [v.scope]);
+      await waitUntil(Math.min(v.until, bound.open), [v.scope]);
     }
   })();
 }

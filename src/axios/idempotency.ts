@@ -1,3 +1,4 @@
+import { readHeader } from '../http/read-header';
 import type { ResolvedOptions } from '../options/options';
 import { DEFAULT_IDEMPOTENCY_KEY } from '../options/options';
 import { ruled } from '../options/rules';
@@ -8,18 +9,6 @@ type Headers = Record<string, unknown>;
 /** The header that carries a call's idempotency key under these options. */
 export const idempotencyHeader = (options: ResolvedOptions): string =>
   (options.idempotencyKey || DEFAULT_IDEMPOTENCY_KEY).header;
-
-/**
- * Reads a header in any case, from axios's headers or a plain object: the first spelling set
- * (not `undefined`, `null` or `false`), as a string. A scan: the success path reads one header
- * on every call, and builds no object of them all.
- */
-export function readHeader(headers: unknown, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers ?? {})) {
-    if (value != null && value !== false && key.toLowerCase() === lower) return String(value);
-  }
-}
 
 /**
  * Sets a header as axios's `headers.set(name, value)` does: over any spelling of it already

@@ -8,6 +8,7 @@ import { CONTEXT_KEY, type FollowInbound } from '../contract/call-context';
 import type { RetryOptions, RetryState, StopReason } from '../contract/types';
 import { causeCodeOf, classifyFailure } from '../http/classify';
 import { originOf } from '../http/origin';
+import { readHeader } from '../http/read-header';
 import { releaseResponse } from '../http/release-response';
 import { isReplayableBody } from '../http/replayable-body';
 import { signalsOf } from '../http/response-signals';
@@ -36,7 +37,7 @@ import {
   type Sender,
 } from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
-import { idempotencyHeader, putHeader, readHeader, stampIdempotencyKey } from './idempotency';
+import { idempotencyHeader, putHeader, stampIdempotencyKey } from './idempotency';
 import { type Reissue, reissueThrough } from './reissue';
 import { attached } from './view';
 
@@ -83,10 +84,7 @@ function outcomeOf(
   control: LoadControl | undefined,
 ): Omit<AttemptOutcome, 'verdict'> {
   const { config, response } = failure;
-  const now = clockNow();
   const signals = response && signalsOf(response, Date.now());
-  const origin = originOf(config.baseURL, config.url);
-  const route = routeOf(config.baseURL, config.url);
   const status = signals?.status;
   return {
     classification: classifyFailure({
@@ -97,8 +95,11 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    retryIsFree: control?.isRetryBudgetFree(origin, route, now),
-    paced: control?.isPaced(origin, route, now),
+    ...control?.standing(
+      originOf(config.baseURL, config.url),
+      routeOf(config.baseURL, config.url),
+      clockNow(),
+    ),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==

@@ -67,9 +67,9 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
 }
 
 /**
- * Holds the breaker of `origin` (a URL or `protocol//host:port`) open, cockatiel's `isolate`: its
- * calls fail fast with `ERR_CIRCUIT_OPEN`, or wait within their deadline, and nothing is sent,
- * until the function returned is called. Throws a TypeError when the breaker is off.
+ * Holds the breaker of `origin` (a URL or `protocol//host:port`) open, cockatiel's `isolate`,
+ * until the function returned is called: nothing is sent, and its calls wait and fail with
+ * `ERR_CIRCUIT_OPEN` as at any open breaker. Throws a TypeError when the breaker is off.
  */
 export function isolate(instance: AxiosInstance, origin: string): () => void {
   const release = of(instance).control?.isolate(originOf(undefined, origin));

@@ -5,6 +5,7 @@ import {
   readRateLimit,
   throttleStatus,
 } from './rate-limit-headers';
+import { readHeader } from './read-header';
 import { askedWaitMs, serverWait } from './retry-after';
 import { serverAdvice } from './server-signals';
 
@@ -39,27 +40,13 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
   response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
- * Headers (axios's or a plain object) by their lower-case names, as strings; a header that is
- * unset (`undefined`, `null`, `false`) is left out, and of two spellings of one name the first
- * set wins.
- */
-function lowerCased(given: object | null | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(given ?? {})) {
-    if (value != null && value !== false) headers[name.toLowerCase()] ??= String(value);
-  }
-  return headers;
-}
-
-/**
- * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
+ * Reads a response's headers once, each in any case; `wallNow` is the wall clock, which
  * HTTP dates are read against.
  */
 export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
   let signals = read.get(response);
   if (signals) return signals;
-  const headers = lowerCased(response.headers);
-  const header = (name: string): string | undefined => headers[name];
+  const header = (name: string): string | undefined => readHeader(response.headers, name);
   const rateLimit = readRateLimit(header, wallNow);
   const asked = askedWaitMs(header, wallNow);
   signals = {

@@ -72,10 +72,12 @@ export interface LoadControl {
   subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
-  /** Whether pacing holds this route or its origin (paced, or held until a reset). */
-  isPaced(origin: string, route: string, now: number): boolean;
-  /** Whether a retry to this route is free of the retry budget: paced, or mostly succeeding. */
-  isRetryBudgetFree(origin: string, route: string, now: number): boolean;
+  /**
+   * What a retry to this route meets: whether pacing holds the route or its origin (paced, or
+   * held until a reset), and whether the retry is free of the retry budget (paced, or mostly
+   * succeeding).
+   */
+  standing(origin: string, route: string, now: number): { paced: boolean; retryIsFree: boolean };
   /** The scopes it knows (view.ts). */
   scopes(): Iterable<Scope>;
   /** Holds the origin's breaker open (`undefined`: the breaker is off); returns its release. */
@@ -347,13 +349,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     subscribe: (scope, startedAt, wake, forSlot = false) =>
       (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
-    isPaced(origin, route, now) {
+    standing(origin, route, now) {
       const t = now + store.clockOffset();
-      return known(origin, route).some((scope) => scope && isHeld(scope, t));
-    },
-    isRetryBudgetFree(origin, route, now) {
       const [o, r] = known(origin, route);
-      return !!o && !!r && isBudgetFree(o, r, now + store.clockOffset());
+      return {
+        paced: [o, r].some((scope) => scope && isHeld(scope, t)),
+        retryIsFree: !!o && !!r && isBudgetFree(o, r, t),
+      };
     },
     scopes: () => scopes.values(),
     close,
