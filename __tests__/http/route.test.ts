@@ -1,4 +1,5 @@
-import { routeOf } from '../../src/http/route';
+import { originOf } from '../../src/http/origin';
+import { routeOf, whereOf } from '../../src/http/route';
 
 describe('routeOf', () => {
   it.each([
@@ -18,5 +19,15 @@ describe('routeOf', () => {
     expect(routeOf(undefined, '/users/7')).toBe(routeOf(undefined, '/users/8'));
     // A segment is id-like as a whole: one that only starts like an id is a name.
     expect(routeOf(undefined, '/users/7/2fa')).toBe('users/:id/2fa');
+  });
+});
+
+describe('whereOf', () => {
+  it('is the origin and the route of a request, the same tuple each time for one URL', () => {
+    const where = whereOf('https://API.test:443/v1', 'users/42?x=1');
+    expect(where).toEqual([originOf('https://API.test:443/v1', 'users/42?x=1'), 'v1/users/:id']);
+    expect(where[0]).toBe('https://api.test');
+    expect(whereOf('https://API.test:443/v1', 'users/42?x=1')).toBe(where);
+    expect(whereOf(undefined, 'http://other.test/a')).toEqual(['http://other.test', 'a']);
   });
 });

@@ -6,10 +6,9 @@ import axios, {
 } from 'axios';
 import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from '../contract/stop';
 import type { StopReason } from '../contract/types';
-import { classifyFailure } from '../http/classify';
-import { originOf } from '../http/origin';
+import { causeCodeOf, classifyFailure } from '../http/classify';
 import { isPlainSuccess, signalsOf } from '../http/response-signals';
-import { routeOf } from '../http/route';
+import { whereOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
 import { lastOf } from '../load-control/scope-cache';
 import type { CallSettings } from '../options/call-settings';
@@ -63,10 +62,7 @@ function endingOf(
   sentAt: number,
 ): Ending {
   if (!response) {
-    const { kind } = classifyFailure({
-      code: error?.code,
-      causeCode: (error?.cause as { code?: string } | undefined)?.code,
-    });
+    const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
     if (kind !== 'transient') return { result: undefined, sentAt };
     return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code ?? ''), sentAt };
   }
@@ -92,8 +88,7 @@ export function observeFailure(
   const { config } = failure;
   const at = now();
   control.observe(
-    originOf(config.baseURL, config.url),
-    routeOf(config.baseURL, config.url),
+    ...whereOf(config.baseURL, config.url),
     at,
     endingOf(failure.response, failure, statusCodes, at),
   );
@@ -241,16 +236,13 @@ function gatedAdapter(
 ): AxiosAdapter | undefined {
   const { statusCodes } = call.settings;
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
-  const where = lastOf((baseURL: string | undefined, url: string | undefined) => [
-    originOf(baseURL, url),
-    routeOf(baseURL, url),
-  ]);
+  const where = lastOf(whereOf);
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
-    const [origin, route] = where(config.baseURL, config.url) as [string, string];
+    const [origin, route] = where(config.baseURL, config.url);
     const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
       const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
         control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));

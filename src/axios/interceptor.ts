@@ -7,12 +7,11 @@ import axios, {
 import { CONTEXT_KEY, type FollowInbound } from '../contract/call-context';
 import type { RetryOptions, RetryState, StopReason } from '../contract/types';
 import { causeCodeOf, classifyFailure } from '../http/classify';
-import { originOf } from '../http/origin';
 import { readHeader } from '../http/read-header';
 import { releaseResponse } from '../http/release-response';
 import { isReplayableBody } from '../http/replayable-body';
 import { signalsOf } from '../http/response-signals';
-import { routeOf } from '../http/route';
+import { whereOf } from '../http/route';
 import { createLoadControl, type LoadControl } from '../load-control/load-control';
 import { type CallSettings, settingsOf } from '../options/call-settings';
 import {
@@ -95,11 +94,7 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    ...control?.standing(
-      originOf(config.baseURL, config.url),
-      routeOf(config.baseURL, config.url),
-      clockNow(),
-    ),
+    ...control?.standing(...whereOf(config.baseURL, config.url), clockNow()),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==

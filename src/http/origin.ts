@@ -16,20 +16,8 @@ function hereOrigin(): string {
  */
 export function originOf(baseURL: string | undefined, url: string | undefined): string {
   const path = url ?? '';
-  // A relative URL goes where its baseURL goes: the common case is read once per baseURL.
-  if (baseURL && !AUTHORITY.test(path)) {
-    let origin = ofBaseURL.get(baseURL);
-    if (origin === undefined) {
-      origin = parse(baseURL);
-      if (ofBaseURL.size >= 100) ofBaseURL.clear();
-      ofBaseURL.set(baseURL, origin);
-    }
-    return origin;
-  }
-  return parse(path);
+  return parse(baseURL && !AUTHORITY.test(path) ? baseURL : path);
 }
-
-const ofBaseURL = new Map<string, string>();
 
 function parse(full: string): string {
   const match = AUTHORITY.exec(full);

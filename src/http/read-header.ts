@@ -1,11 +1,25 @@
+// Headers are read from axios's headers or a plain object, by name in any case; a header is set
+// unless it is `undefined`, `null` or `false`, and of two spellings of one name the first set wins.
+
 /**
- * Reads a header in any case, from axios's headers or a plain object: the first spelling set
- * (not `undefined`, `null` or `false`), as a string. A scan: the success path reads one header
- * on every call, and builds no object of them all.
+ * Reads one header, as a string. A scan: the success path reads one header on every call, and
+ * builds no object of them all.
  */
 export function readHeader(headers: unknown, name: string): string | undefined {
   const lower = name.toLowerCase();
   for (const [key, value] of Object.entries(headers ?? {})) {
     if (value != null && value !== false && key.toLowerCase() === lower) return String(value);
   }
+}
+
+/**
+ * A reader of many headers by their lower-case names: the names are lower-cased once (a response
+ * whose rate limit is read looks up some thirty).
+ */
+export function headerReader(headers: unknown): (name: string) => string | undefined {
+  const byName: Record<string, string> = {};
+  for (const [key, value] of Object.entries(headers ?? {})) {
+    if (value != null && value !== false) byName[key.toLowerCase()] ??= String(value);
+  }
+  return (name) => byName[name];
 }

@@ -5,7 +5,7 @@ import {
   readRateLimit,
   throttleStatus,
 } from './rate-limit-headers';
-import { readHeader } from './read-header';
+import { headerReader } from './read-header';
 import { askedWaitMs, serverWait } from './retry-after';
 import { serverAdvice } from './server-signals';
 
@@ -40,13 +40,13 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
   response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
- * Reads a response's headers once, each in any case; `wallNow` is the wall clock, which
+ * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
  * HTTP dates are read against.
  */
 export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
   let signals = read.get(response);
   if (signals) return signals;
-  const header = (name: string): string | undefined => readHeader(response.headers, name);
+  const header = headerReader(response.headers);
   const rateLimit = readRateLimit(header, wallNow);
   const asked = askedWaitMs(header, wallNow);
   signals = {

@@ -1,4 +1,4 @@
-import { AUTHORITY } from './origin';
+import { AUTHORITY, originOf } from './origin';
 
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids. A number, 16 hex
@@ -11,19 +11,28 @@ const ID = /^(?:\d+|[\da-f]{16,}|[\w-]{32,})$/i;
  * for every method.
  */
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
-  // The success path asks for the same few URLs again and again: each is parsed once.
   const path = url ?? '';
-  const key = `${baseURL ?? ''}\0${path}`;
-  let route = known.get(key);
-  if (route === undefined) {
-    route = parse(baseURL && !AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
-    if (known.size >= 1000) known.clear();
-    known.set(key, route);
-  }
-  return route;
+  return parse(baseURL && !AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
 }
 
-const known = new Map<string, string>();
+/**
+ * The origin and the route of a request (`originOf`, `routeOf`). The success path asks for the
+ * same few URLs again and again: each is read once.
+ */
+export function whereOf(baseURL: string | undefined, url: string | undefined): Where {
+  const key = `${baseURL ?? ''}\0${url ?? ''}`;
+  let where = known.get(key);
+  if (where === undefined) {
+    where = [originOf(baseURL, url), routeOf(baseURL, url)];
+    if (known.size >= 1000) known.clear();
+    known.set(key, where);
+  }
+  return where;
+}
+
+export type Where = readonly [origin: string, route: string];
+
+const known = new Map<string, Where>();
 
 function parse(full: string): string {
   return full

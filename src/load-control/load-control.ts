@@ -326,10 +326,6 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     const d = store.clockOffset();
     settle(c, pass, now + d, d ? { ...ending, sentAt: ending.sentAt + d } : ending);
   };
-  const known = (origin: string, route: string) => [
-    scopes.get(origin),
-    scopes.get(routeKey(origin, route)),
-  ];
   return {
     admit(origin, route, now, latest) {
       const d = store.clockOffset();
@@ -351,7 +347,8 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
     standing(origin, route, now) {
       const t = now + store.clockOffset();
-      const [o, r] = known(origin, route);
+      const o = scopes.get(origin);
+      const r = scopes.get(routeKey(origin, route));
       return {
         paced: [o, r].some((scope) => scope && isHeld(scope, t)),
         retryIsFree: !!o && !!r && isBudgetFree(o, r, t),
