@@ -127,6 +127,22 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     };
     expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
   });
+  it('a token bucket two deep at 200 a second that answers 429 with Retry-After: 1: the two successes of a burst name no rate, it is searched (from seed 163)', async () => {
+    // Twenty calls at once: two accepted, the rest told to wait a second (the next token, rounded
+    // up). Read as 2 a second and climbing 5 % a second, the job took 9.5 s where off took 2.2 s.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'token', rate: 200, windowMs: 1000, burst: 2, aligned: false },
+        headers: 'retry-after',
+        latency: { baseMs: 20, tailMs: 100, tailRatio: 0 },
+        seed: 0,
+      },
+      workload: { ...workload, jobs: 20, concurrency: 20, callsPerJob: 5, ids: false, seed: 1 },
+    };
+    expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
+  });
+
   it('an outage of half a second: a call with no deadline waits for the break its retries would have spanned, and none fails that off did (seed 1440)', async () => {
     // Refused connections for 500 ms, then 1 % of bare 429s; two processes sharing a store, one
     // call at a time. A call that met the open breaker failed at once with ERR_CIRCUIT_OPEN

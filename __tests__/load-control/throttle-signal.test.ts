@@ -88,6 +88,16 @@ describe('throttleSignal: statuses', () => {
     expect(throttleSignal({ status: 500, sentAt: 5 }, scope(counts(5, 30)), 5)).toBeUndefined();
   });
 
+  it.each([
+    ['a wait of a second after 3 successes', 1000, 3, true],
+    ['a wait of a second after 4 successes', 1000, 4, false],
+    ['a wait of two seconds after 3 successes', 2000, 3, false],
+  ])('searches the rate of a limit with %s', (_name, waitMs, successes, search) => {
+    // A bucket a few deep that refills in milliseconds refuses a burst for a rounded second.
+    const signal = throttleSignal({ status: 429, waitMs, sentAt: 0 }, scope(counts(successes)), 0);
+    expect(signal).toMatchObject({ kind: 'limit', searchRate: search });
+  });
+
   it('takes a 503 with no wait for an overload only over 20 attempts, two in three failed, still serving', () => {
     const serving = {
       counts: counts(6, 14),

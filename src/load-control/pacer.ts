@@ -66,8 +66,9 @@ export interface ThrottleSignal {
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
   /**
-   * A quota whose period the server did not name (none said, and a reset at the one-second
-   * floor): its rate is searched (see `learn`).
+   * The server named no period, though it said a wait: a quota with none said and a reset at the
+   * one-second floor, or a limit's wait at that floor after a burst of a few successes. Its rate
+   * is searched (see `learn`).
    */
   readonly searchRate?: boolean | undefined;
 }
@@ -93,7 +94,7 @@ const RELEASE_CAP = 2;
 // A 429 that says nothing more (no wait, no quota) this rare among a paced scope's successes is
 // noise, not a sign its rate is too high: it changes nothing.
 const NOISE = 1 / 50;
-const MIN_REFUSED = 4;
+export const MIN_REFUSED = 4;
 
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
@@ -262,8 +263,8 @@ function learn(
     if (!d.base) {
       d.decidedAt = now;
       // A server that said how long to wait named its period: what was accepted over it is the
-      // rate, with nothing to search for. With no wait said (or a quota's reset in whole seconds
-      // at the one-second floor, with no period said), slow start searches.
+      // rate, with nothing to search for. With no wait said (or `searchRate`), slow start
+      // searches.
       d.slowStart = searchRate;
     }
     pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));

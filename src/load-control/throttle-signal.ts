@@ -1,6 +1,6 @@
 import type { RateLimit } from '../http/rate-limit-headers';
 import type { OutcomeCounts } from './outcome-window';
-import { PACING_WINDOW_MS, type ThrottleSignal } from './pacer';
+import { MIN_REFUSED, PACING_WINDOW_MS, type ThrottleSignal } from './pacer';
 
 /** What an attempt's response said, as the throttle signal needs it. */
 export interface Answer {
@@ -63,7 +63,16 @@ export function throttleSignal(
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
-    return { kind: 'limit', waitMs, quotaPerSecond: quota, sentAt };
+    // A wait at the one-second floor after fewer successes than MIN_REFUSED names no period
+    // either: a bucket a few deep that refills in milliseconds refuses a burst for a rounded
+    // second. (With no wait, the rate is searched anyway.)
+    return {
+      kind: 'limit',
+      waitMs,
+      quotaPerSecond: quota,
+      sentAt,
+      searchRate: (waitMs ?? 0) <= 1000 && scope.counts.successes < MIN_REFUSED,
+    };
   }
   if (status !== 503) return undefined;
   const { successes, failures, throttled } = scope.counts;
