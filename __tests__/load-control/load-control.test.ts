@@ -68,6 +68,29 @@ describe('the circuit breaker, through axios', () => {
     expect(state?.waitedMs).toBeGreaterThan(0);
   });
 
+  it("without a deadline, counts the wait its retries could have taken from the call's start (issue 21)", async () => {
+    // Two calls fail at 0 and at 50 ms (jitter 0.5 of 100): four failures open the breaker at
+    // 50 ms for 800 × 0.75 = 600 ms, to 650 ms. Their second retries come at 150 ms, having slept
+    // 150 ms of the 100 + 200 + 400 = 700 their retries could have taken: they wait for the
+    // break, and go at 650 ms. (Counted from that retry, only the last retry's 400 ms was left.)
+    const { client, mock } = mockClient({
+      retries: 3,
+      circuitBreaker: { minimumThroughput: 4, breakDurationMs: 800, maxBreakDurationMs: 800 },
+    });
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503);
+    mock.onGet('/items').replyOnce(503).onGet('/items').replyOnce(503);
+    mock.onGet('/items').reply(200);
+    const outcomes = await Promise.all([
+      settle(client.get('/items')),
+      settle(client.get('/items')),
+    ]);
+    for (const { value } of outcomes) {
+      expect(value?.status).toBe(200);
+      expect(value?.config.retryState?.waitedMs).toBeGreaterThanOrEqual(650 - 150);
+    }
+    expect(mock.history.get).toHaveLength(6);
+  });
+
   it('fails a request with retries off fast too', async () => {
     const { client, mock } = await openedClient();
     const error = failureIn(await settle(client.get('/items', { retry: false })));

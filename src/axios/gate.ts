@@ -123,13 +123,13 @@ function boundOf(
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
-  // Without a deadline, an open breaker is waited for as long as the call's retries left could
-  // have taken at their backoff's ceilings: load control off would have spent them on the
-  // origin, and a short outage fails no call that off would have done (issue 21).
+  // Without a deadline, an open breaker is waited for until the call's retries could have been
+  // spent at their backoff's ceilings, counted from its start: load control off would have spent
+  // them on the origin, and a short outage fails no call that off would have done (issue 21).
   let open = latest;
   if (end === Infinity) {
-    open = start;
-    for (let n = (state?.retryCount ?? 0) + 1; retry && n <= Math.min(retry.retries, 30); n++) {
+    open = state?.startedAt ?? start;
+    for (let n = 1; retry && n <= Math.min(retry.retries, 30); n++) {
       open += backoffCeiling(n, retry);
     }
   }
