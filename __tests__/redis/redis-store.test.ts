@@ -115,6 +115,21 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
     expect(await fleetOf[owner]!.lease('api', 5000)).toBe(true);
   });
 
+  test('a lease another program wrote with no TTL, or a year long, is taken: the fleet still probes (issue 22)', async () => {
+    // Before, SET NX never took it: once a breaker opened, no client probed again, and every call
+    // failed ERR_CIRCUIT_OPEN long after the origin was back.
+    const prefix = freshPrefix('lease-intruder');
+    const [store] = await fleet(1, prefix, { stateTtlMs: 60_000, timeoutMs: 2000 });
+    await admin.send('SET', `${prefix}:lease:forever`, 'intruder');
+    await admin.send('SET', `${prefix}:lease:year`, 'intruder', 'PX', String(365 * 86_400_000));
+    await admin.send('SET', `${prefix}:lease:held`, 'a-client', 'PX', '30000');
+    expect(await store!.lease('forever', 1000)).toBe(true);
+    expect(await store!.lease('year', 1000)).toBe(true);
+    // A lease a client holds, within the state's TTL, is still its own.
+    expect(await store!.lease('held', 1000)).toBe(false);
+    expect(Number(await admin.send('PTTL', `${prefix}:lease:forever`))).toBeLessThanOrEqual(1000);
+  });
+
   test('every key it writes expires', async () => {
     const prefix = freshPrefix('ttl');
     const [store] = await fleet(1, prefix, { stateTtlMs: 60_000, timeoutMs: 2000 });

@@ -8,14 +8,15 @@
  *   `breaker`; ±Infinity as the strings "Infinity" and "-Infinity"). TTL `stateTtlMs` (10 min by
  *   default), set again on every change: a scope nobody changed for that long starts afresh.
  * - `<prefix>:lease:<scope>`: a string, the id of the client that holds the scope's probe lease.
- *   TTL: the lease's own (`lease(key, ttlMs)`); deleted by its holder when given back.
+ *   TTL: the lease's own (`lease(key, ttlMs)`); deleted by its holder when given back. One with
+ *   no TTL, or one longer than `stateTtlMs`, was written by another program, and is taken.
  * - `<prefix>:clients`: a sorted set of the live clients' ids, scored by the server's time of
  *   their last heartbeat (every 1 s); members silent for 3 s are dropped, and the set expires 3 s
  *   after the last heartbeat.
  * - Channel `<prefix>:changes` (no key): each stored change, as `{"client", "key", "state"}`.
  *
  * Redis commands: an `update` makes one EVALSHA (compare-and-set, SET with PX, PUBLISH) in the
- * background, one more per conflict lost; a `lease` one SET NX PX; an `unlease` one EVALSHA; the
+ * background, one more per conflict lost; a `lease` and an `unlease` one EVALSHA each; the
  * heartbeat one EVALSHA (TIME, ZADD, ZREMRANGEBYSCORE, PEXPIRE, ZCARD) a second. EVAL once
  * instead when the server lost its scripts. Pub/sub runs on a duplicate of the client.
  */
@@ -25,7 +26,7 @@ import { ruled } from '../options/rules';
 import { connectionOf, type RedisClient } from './client';
 import { REDIS_SCHEMA } from './options';
 import { startPresence } from './presence';
-import { boundedLink, RELEASE, UNANSWERED } from './scripts';
+import { boundedLink, LEASE, RELEASE, UNANSWERED } from './scripts';
 import { scopeSync } from './sync';
 
 export type { LoadControlStore, ScopeChange, SharedScope } from '../contract/store';
@@ -101,8 +102,8 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
     latest: sync.latest,
     watch: sync.watch,
     async lease(key, ttlMs) {
-      const args = ['SET', leaseKey(key), id, 'NX', 'PX', leaseTtl(ttlMs, stateTtlMs)];
-      const reply = await link.command(args);
+      const args = [id, leaseTtl(ttlMs, stateTtlMs), String(stateTtlMs)];
+      const reply = await link.script(LEASE, [leaseKey(key)], args);
       // Unanswered: the breaker here decides alone, else no client would probe while Redis is away.
       return reply === UNANSWERED || reply === 'OK';
     },

@@ -37,6 +37,19 @@ redis.call('PUBLISH', ARGV[4], ARGV[5])
 return false
 `);
 
+/**
+ * Takes a lease that no one holds. One with no TTL, or a longer one than any client gives
+ * (ARGV[3], the state's TTL), was written by another program: it is taken too, else no client
+ * would probe again. KEYS[1]: the lease. ARGV: our id, the TTL (ms), the longest TTL (ms).
+ */
+export const LEASE = script(`
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 or ttl == -1 or ttl > tonumber(ARGV[3]) then
+  return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+end
+return false
+`);
+
 /** Deletes a lease only when this client holds it. KEYS[1]: the lease. ARGV[1]: our id. */
 export const RELEASE = script(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
