@@ -10,7 +10,6 @@ import { causeCodeOf, classifyFailure } from '../http/classify';
 import { isPlainSuccess, signalsOf } from '../http/response-signals';
 import { whereOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
-import { lastOf } from '../load-control/scope-cache';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
 import { backoffCeiling } from '../retry/backoff';
@@ -236,13 +235,12 @@ function gatedAdapter(
 ): AxiosAdapter | undefined {
   const { statusCodes } = call.settings;
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
-  const where = lastOf(whereOf);
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
-    const [origin, route] = where(config.baseURL, config.url);
+    const [origin, route] = whereOf(config.baseURL, config.url);
     const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
       const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
         control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));
