@@ -164,6 +164,28 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(violations).toEqual([]);
     expect(on.jobsOk).toBeGreaterThanOrEqual(off.jobsOk);
   });
+
+  it('an outage of half a second, one worker taking ten jobs of one call with 2 retries: a call whose retries end before the break waits as long as they could take, and the worker does not drain its jobs into the outage (seed 1040)', async () => {
+    // Refused connections for 500 ms. Each call's retries could take 300 ms (100 + 200), less
+    // than the break: a call failed at once with ERR_CIRCUIT_OPEN, the worker took the next job
+    // at once, and every job was spent inside the outage (0 of 10 done, against 6 off).
+    const c: Case = {
+      server: {
+        ...plain,
+        outage: { kind: 'refused', atMs: 0, forMs: 500 },
+        latency: { baseMs: 1, tailMs: 100, tailRatio: 0.01 },
+        seed: 0,
+      },
+      workload: {
+        ...{ jobs: 10, callsPerJob: 1, routes: 1, ids: false, clients: 1, store: false },
+        ...{ retries: 2, seed: 0, concurrency: 1 },
+      },
+    };
+    const { violations, on, off } = await violationsOf(c, 'a-succeeds', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.jobsOk).toBeGreaterThanOrEqual(off.jobsOk);
+    expect(on.requests).toBeLessThanOrEqual(off.requests);
+  });
 });
 
 describe('never worse than off: the CI slice (issue 21)', () => {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import axios from 'axios';
+import axios, { type AxiosError } from 'axios';
 import { failureOf } from '../helpers/failure';
 import { median, transitions } from '../helpers/load-control-harness';
 import { clientFor, delay, track, useLoopbackCleanup } from '../helpers/loopback-client';
@@ -8,16 +8,17 @@ import { startServer } from '../helpers/loopback-server';
 // Per-origin load control (circuit breaker, issue 7; adaptive pacing, issue 8) against real
 // servers on 127.0.0.1, in real time: short breaks and windows are passed as options where the
 // defaults would make a test slow, and the defaults are used where they are the point.
-// This file: what a call meets at an open breaker (fails fast, waits within its deadline, is canceled at once).
+// This file: what a call meets at an open breaker (waits within its deadline or its retries' time,
+// fails fast past them, is canceled at once).
 
 useLoopbackCleanup();
 
 describe('circuit breaker', () => {
-  it('without a deadline, a call to an origin whose break outlasts its retries fails fast with ERR_CIRCUIT_OPEN and nothing is sent until the probe', async () => {
+  it('without a deadline, a call to an origin whose break outlasts its retries waits as long as they could take, then fails with ERR_CIRCUIT_OPEN; one with no retries fails fast; nothing is sent until the probe', async () => {
     const server = track(await startServer((_arrival, res) => res.end('back')));
     await server.stop();
     // A call's retries could take 700 ms (backoff ceilings of 100, 200 and 400 ms), the break
-    // lasts 1 500 ms at least.
+    // lasts 3 000 ms.
     const client = clientFor(server.url, {
       circuitBreaker: { breakDurationMs: 3000, maxBreakDurationMs: 3000 },
     });
@@ -35,23 +36,42 @@ describe('circuit breaker', () => {
     const sentBeforeBreak = client.sends.length;
     expect(sentBeforeBreak).toBeLessThanOrEqual(20);
 
-    // Twenty calls in a row all fail at once, sending nothing.
-    const durations: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const started = performance.now();
-      const error = await failureOf(client.http.get(`/b/${i}`));
-      durations.push(performance.now() - started);
+    const expectOpenError = (error: AxiosError, url: string) => {
       expect(axios.isAxiosError(error)).toBe(true);
       expect(error.code).toBe('ERR_CIRCUIT_OPEN');
       expect(error.message).toContain(server.url);
       expect(error.config?.retryState?.stopReason).toBe('circuit-open');
-      expect(error.config?.url).toBe(`/b/${i}`);
+      expect(error.config?.url).toBe(url);
       expect(error.response).toBeUndefined();
+    };
+    // Five calls with the default retries, at once: each waits the 700 ms its retries could
+    // have spent (load control off would have spent them retrying), then fails. The lower
+    // bound is the wait itself (a timer never fires early); the upper one leaves room for a
+    // loaded box.
+    const waited = await Promise.all(
+      Array.from({ length: 5 }, async (_, i) => {
+        const started = performance.now();
+        const error = await failureOf(client.http.get(`/b/${i}`));
+        expectOpenError(error, `/b/${i}`);
+        return performance.now() - started;
+      }),
+    );
+    for (const ms of waited) {
+      expect(ms).toBeGreaterThanOrEqual(690);
+      expect(ms).toBeLessThan(1500);
+    }
+
+    // Twenty calls with no retries, in a row: none has a retry to wait for, each fails at once.
+    const durations: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const error = await failureOf(client.http.get(`/c/${i}`, { retry: { retries: 0 } }));
+      durations.push(performance.now() - started);
+      expectOpenError(error, `/c/${i}`);
     }
     // Each settles without a round trip. The median is asserted (the box may be loaded: a single
     // call can be descheduled for tens of milliseconds), under 25 ms: at a load average of 7 on
-    // two cores it was 9.7 ms (under 5 ms otherwise), and a wait for the first retry's backoff
-    // (full jitter up to 100 ms) has a median of 50 ms; nothing is sent is checked below.
+    // two cores it was 9.7 ms (under 5 ms otherwise); nothing is sent is checked below.
     expect(median(durations)).toBeLessThan(25);
     expect(client.sends).toHaveLength(sentBeforeBreak);
     expect(client.events).toHaveLength(1);

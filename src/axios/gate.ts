@@ -213,9 +213,13 @@ function pass(
       if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
       // An open breaker: the call waits within its bound for it (see `boundOf`), woken when the
       // breaker changes (a probe in flight may close it any moment: it is expected back within
-      // the origin's usual latency); it fails fast if the break ends past the bound.
+      // the origin's usual latency). With a deadline, it fails fast if the break ends past the
+      // bound. Without one, it waits out its bound all the same: load control off would have
+      // spent that time retrying, and a worker whose calls failed at once drained its queue of
+      // jobs into a short outage (issue 21: seed 1040).
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      if (v.until !== Infinity ? v.until > bound.open : now() >= bound.open) {
+      const failsFast = v.until !== Infinity && bound.end !== Infinity;
+      if (failsFast ? v.until > bound.open : now() >= bound.open) {
         const reason = bound.end === Infinity ? 'circuit-open' : bound.reason;
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, reason);
       }
