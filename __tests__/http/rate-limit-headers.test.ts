@@ -104,9 +104,13 @@ describe('readRateLimit', () => {
     ['draft 8 t=99999999', { ratelimit: '"default";r=0;t=99999999' }],
     ['an epoch a year ahead', { 'x-ratelimit-reset': String(NOW / 1000 + 31_536_000) }],
     ['400 digits', { 'ratelimit-reset': '9'.repeat(400) }],
-  ])('ignores %s: more than a day is garbage', (_, headers) => {
-    expect(read(headers)?.resetMs).toBeUndefined();
-  });
+    ['a Discord reset-after of 400 digits', { 'x-ratelimit-reset-after': '9'.repeat(400) }],
+  ])(
+    'reads %s as it says, past a day: no hold obeys it, and a call it throttles stops (never-early.test.ts)',
+    (_, headers) => {
+      expect(read(headers)?.resetMs).toBeGreaterThan(86_400_000);
+    },
+  );
 
   it('reads an epoch already past as no wait', () => {
     expect(read({ 'x-ratelimit-reset': String(NOW / 1000 - 5) })).toEqual({ resetMs: 0 });
@@ -239,10 +243,9 @@ describe('readRateLimit: the dialects of the APIs axios backends call most', () 
       { 'anthropic-ratelimit-requests-reset': '2027-11-30T12:00:00Z' },
     ],
     ['a Discord reset-after in words', { 'x-ratelimit-reset-after': 'soon' }],
-    ['a Discord reset-after of 400 digits', { 'x-ratelimit-reset-after': '9'.repeat(400) }],
     ['a Shopify bucket of 0', { 'x-shopify-shop-api-call-limit': '0/0' }],
     ['a Shopify bucket of 0, used', { 'x-shopify-shop-api-call-limit': '5/0' }],
-  ])('ignores %s (a reset past a day, or not valid)', (_, headers) => {
+  ])('ignores %s (not valid)', (_, headers) => {
     expect(read(headers)?.resetMs).toBeUndefined();
   });
 

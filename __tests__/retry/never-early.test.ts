@@ -87,6 +87,22 @@ describe('an absurd or too-long wait stops the call: it is never retried sooner'
       { maxRetryAfterMs: Infinity },
     ],
     ['X-Ms-Retry-After-Ms of 2 minutes', { 'X-Ms-Retry-After-Ms': '120000' }, {}],
+    // A quota's reset is the wait of a 429 that says no other: one in 30 days asks for 30 days.
+    [
+      'a spent quota that resets in 30 days (RateLimit-Reset: 2592000, express-rate-limit draft-6)',
+      { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2592000' },
+      {},
+    ],
+    [
+      'RateLimit: limit=10, remaining=0, reset=2592000 (draft 7)',
+      { RateLimit: 'limit=10, remaining=0, reset=2592000', 'RateLimit-Policy': '10;w=60' },
+      { maxRetryAfterMs: Infinity },
+    ],
+    [
+      "X-RateLimit-Reset a Unix time 30 days ahead (GitHub's form)",
+      { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(START / 1000 + 30 * 86_400) },
+      {},
+    ],
   ])('%s', async (_, headers, options) => {
     const { client, sent } = throttledOnce(headers, options);
     const outcome = await settle(client.get('/items'));
@@ -117,6 +133,22 @@ describe('an absurd or too-long wait stops the call: it is never retried sooner'
     expect(sent).toHaveLength(2);
     expect((sent[1] as number) - START).toBeLessThanOrEqual(2000);
   });
+
+  it.each<[string, Record<string, string>]>([
+    ['a spent quota', { 'RateLimit-Remaining': '0', 'RateLimit-Reset': '2592000' }],
+    ['a 429 with a reset alone', { 'RateLimit-Reset': '2592000' }],
+  ])(
+    'nor does the 30-day reset of %s hold it: the next call goes within a second',
+    async (_, headers) => {
+      const { client, sent } = throttledOnce(headers);
+      await settle(client.get('/items'));
+      const next = settle(client.get('/items'));
+      await jest.advanceTimersByTimeAsync(2000);
+      expect((await next).value).toMatchObject({ status: 200 });
+      expect(sent).toHaveLength(2);
+      expect((sent[1] as number) - START).toBeLessThanOrEqual(2000);
+    },
+  );
 });
 
 describe('a wait that is read is honoured to the millisecond', () => {

@@ -3,7 +3,10 @@ import { decimal, serverNowOf, serverWait } from './retry-after';
 /** What a response's rate-limit headers say: requests left, and when the quota resets. */
 export interface RateLimit {
   readonly remaining?: number;
-  /** Milliseconds until the quota resets. */
+  /**
+   * Milliseconds until the quota resets, unbounded: past a day it is no wait to hold an origin
+   * for (`serverWait` bounds it there), but a call it throttled is not retried sooner.
+   */
   readonly resetMs?: number;
   /** Requests the quota allows per period, when the response says. */
   readonly limit?: number;
@@ -98,8 +101,7 @@ export const isRateLimitHeader = (name: string): boolean =>
 
 /**
  * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
- * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored, and a reset
- * past a day; `undefined` when the response says neither what is left nor when the quota resets.
+ * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined` when the response says neither what is left nor when the quota resets.
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
   const field = header('ratelimit');
@@ -118,7 +120,10 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   for (const [names, format = seconds, id = '', resets = 'reset'] of DIALECTS) {
     const read = (word: string): string | undefined => header(names.replace('*', word));
     const text = read(resets);
-    const ms = serverWait(text === undefined ? undefined : format(text.trim(), serverNow));
+    const ms = serverWait(
+      text === undefined ? undefined : format(text.trim(), serverNow),
+      Infinity,
+    );
     const r = count(read('remaining'));
     const quota = count(read('limit'));
     if ((r ?? Infinity) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
@@ -128,7 +133,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     }
     bucket ??= header(id)?.trim() || undefined;
   }
-  resetMs = serverWait(resetMs);
+  resetMs = serverWait(resetMs, Infinity);
   return remaining === undefined && resetMs === undefined
     ? undefined
     : {

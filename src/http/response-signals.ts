@@ -16,13 +16,14 @@ export interface ResponseSignals {
   readonly rateLimit: RateLimit | undefined;
   /**
    * The server's wait, for load control's hold: `askedMs`, `undefined` past a day (an absurd
-   * wait never parks an origin), else the rate limit's reset.
+   * wait never parks an origin), else the rate limit's reset, bounded the same.
    */
   readonly waitMs: number | undefined;
   /**
    * The wait the server asked of the call, unbounded: the first valid of `Retry-After-Ms`,
    * `X-Ms-Retry-After-Ms`, `Retry-After` and `X-RateLimit-Retry-After` (retry-after.ts), else
-   * the rate limit's reset. A call asked to wait past its bound stops; it never retries sooner.
+   * the rate limit's reset (a quota that resets in 30 days asks for 30 days). A call asked to wait
+   * past its bound stops; it never retries sooner.
    */
   readonly askedMs: number | undefined;
   /** What the server said of retrying (server-signals.ts). */
@@ -52,7 +53,7 @@ export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSig
   signals = {
     status: throttleStatus(response.status, rateLimit, asked),
     rateLimit,
-    waitMs: serverWait(asked) ?? rateLimit?.resetMs,
+    waitMs: serverWait(asked) ?? serverWait(rateLimit?.resetMs),
     askedMs: asked ?? rateLimit?.resetMs,
     advice: serverAdvice(header),
   };

@@ -8,9 +8,9 @@
  */
 export const MAX_SERVER_WAIT_MS = 86_400_000;
 
-/** A wait a server asked for, in milliseconds: never negative; `undefined` past a day, or NaN. */
-export const serverWait = (ms: number | undefined): number | undefined =>
-  ms === undefined || !(ms <= MAX_SERVER_WAIT_MS) ? undefined : Math.max(0, ms);
+/** A wait a server asked for, in milliseconds: never negative; `undefined` past `max`, or NaN. */
+export const serverWait = (ms: number | undefined, max = MAX_SERVER_WAIT_MS): number | undefined =>
+  ms === undefined || !(ms <= max) ? undefined : Math.max(0, ms);
 
 /** A number of seconds, fractions allowed (Discord's and Shopify's form): a number, or `undefined`. */
 export const decimal = (text: string | undefined): number | undefined =>

@@ -1,4 +1,5 @@
 import type { RateLimit } from '../http/rate-limit-headers';
+import { serverWait } from '../http/retry-after';
 import type { OutcomeCounts } from './outcome-window';
 import { MIN_REFUSED, PACING_WINDOW_MS, type ThrottleSignal } from './pacer';
 
@@ -33,12 +34,14 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
+  // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
+  const resetMs = serverWait(rateLimit?.resetMs);
   // The quota the headers announce, per second over its period; not said, over its reset in
   // whole seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the
   // second is up to two seconds long for a one-second window, and a quota spread over it would
   // run at a third of its rate.
   const periodMs = Math.max(
-    rateLimit?.periodMs ?? Math.floor((rateLimit?.resetMs ?? 0) / 1000) * 1000,
+    rateLimit?.periodMs ?? Math.floor((resetMs ?? 0) / 1000) * 1000,
     PACING_WINDOW_MS,
   );
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodMs : undefined;
@@ -51,7 +54,6 @@ export function throttleSignal(
     // its reset: the second costs little.
     // A reset at that floor, with no period said, names no period either: the quota may be a
     // bucket that refills in milliseconds. The rate is then searched, as after a bare 429.
-    const resetMs = rateLimit?.resetMs;
     const early = quota !== undefined && resetMs !== undefined && periodMs <= 2000;
     return {
       kind: 'quota',
