@@ -101,7 +101,8 @@ export const isRateLimitHeader = (name: string): boolean =>
 
 /**
  * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
- * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined` when the response says neither what is left nor when the quota resets.
+ * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined`
+ * when the response says neither what is left nor when the quota resets.
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
   const field = header('ratelimit');

@@ -22,8 +22,8 @@ export interface ResponseSignals {
   /**
    * The wait the server asked of the call, unbounded: the first valid of `Retry-After-Ms`,
    * `X-Ms-Retry-After-Ms`, `Retry-After` and `X-RateLimit-Retry-After` (retry-after.ts), else
-   * the rate limit's reset (a quota that resets in 30 days asks for 30 days). A call asked to wait
-   * past its bound stops; it never retries sooner.
+   * the rate limit's reset (a quota that resets in 30 days asks for 30 days). A call asked to
+   * wait past its bound stops; it never retries sooner.
    */
   readonly askedMs: number | undefined;
   /** What the server said of retrying (server-signals.ts). */
