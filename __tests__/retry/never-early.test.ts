@@ -185,8 +185,16 @@ describe('a wait that is read is honoured to the millisecond', () => {
   });
 });
 
-/** A `Retry-After` (or a form of it) a server might send, and the wait it asks, if any. */
-type Sent = { readonly name: string; readonly value: string; readonly askedMs?: number };
+/**
+ * A `Retry-After` (or a form of it, or a spent quota's reset) a server might send, with the
+ * headers that go `also`, and the wait it asks, if any.
+ */
+type Sent = {
+  readonly name: string;
+  readonly value: string;
+  readonly askedMs?: number;
+  readonly also?: Record<string, string>;
+};
 
 const seconds = fc
   .nat({ max: 200_000 })
@@ -222,17 +230,40 @@ const dates = fc
 const garbage = fc
   .tuple(fc.constantFrom('retry-after', 'retry-after-ms', 'x-ratelimit-retry-after'), fc.string())
   .map(([name, value]): Sent => ({ name, value }));
+// A spent quota's reset, the wait of a 429 that names no other: in seconds (express-rate-limit's
+// draft 6 and draft 7 forms) or as a Unix time (GitHub's), from none to 30 years.
+const quotaResets = fc
+  .tuple(
+    fc.constantFrom('draft-6', 'draft-7', 'github'),
+    fc.oneof(fc.nat({ max: 200_000 }), fc.integer({ min: 86_401, max: 999_999_999 })),
+  )
+  .map(([form, s]): Sent => {
+    const askedMs = s * 1000;
+    if (form === 'draft-6') {
+      return {
+        name: 'ratelimit-reset',
+        value: String(s),
+        askedMs,
+        also: { 'ratelimit-remaining': '0' },
+      };
+    }
+    if (form === 'draft-7') {
+      return { name: 'ratelimit', value: `limit=10, remaining=0, reset=${s}`, askedMs };
+    }
+    const value = String(START / 1000 + s);
+    return { name: 'x-ratelimit-reset', value, askedMs, also: { 'x-ratelimit-remaining': '0' } };
+  });
 
-describe('property: whatever Retry-After a server sends', () => {
+describe('property: whatever Retry-After, or quota reset, a server sends', () => {
   it('the next attempt is never sent before the asked time, or the call stops with retry-after-too-long; the hold stays bounded', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(seconds, fraction, millis, huge, epochs, dates, garbage),
+        fc.oneof(seconds, fraction, millis, huge, epochs, dates, garbage, quotaResets),
         fc.constantFrom(60_000, Infinity, 5_000),
         async (header, maxRetryAfterMs) => {
           jest.setSystemTime(START);
           const { client, sent, detach } = throttledOnce(
-            { [header.name]: header.value },
+            { [header.name]: header.value, ...header.also },
             {
               maxRetryAfterMs,
             },
