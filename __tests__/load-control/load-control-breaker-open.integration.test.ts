@@ -14,6 +14,8 @@ import { startServer } from '../helpers/loopback-server';
 useLoopbackCleanup();
 
 describe('circuit breaker', () => {
+  // Real time: the opening, five waits of 700 ms and a 3 s break take about 4.5 s (Jest's default
+  // timeout is 5 s), hence 15 s.
   it('without a deadline, a call to an origin whose break outlasts its retries waits as long as they could take, then fails with ERR_CIRCUIT_OPEN; one with no retries fails fast; nothing is sent until the probe', async () => {
     const server = track(await startServer((_arrival, res) => res.end('back')));
     await server.stop();
@@ -88,7 +90,7 @@ describe('circuit breaker', () => {
     ]);
     expect(client.sends).toHaveLength(sentBeforeBreak + 1);
     expect(server.arrivals.map((a) => a.url)).toEqual(['/probe']);
-  });
+  }, 15_000);
 
   async function openBreakerOf503(breakDurationMs: number) {
     const server = track(await startServer((_arrival, res) => res.writeHead(503).end()));
