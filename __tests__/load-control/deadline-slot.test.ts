@@ -14,12 +14,15 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-/** A client whose origin said, with its first response, that the quota resets in 2 s. */
+/** A client whose origin said, with its first response, that its quota of 2 s resets in 2 s. */
 async function heldFor2s() {
   const made = mockClient({ retries: 3 });
   made.mock
     .onAny('/items')
-    .replyOnce(200, 'first', { ratelimit: 'limit=1, remaining=0, reset=2' })
+    .replyOnce(200, 'first', {
+      ratelimit: 'limit=1, remaining=0, reset=2',
+      'ratelimit-policy': '1;w=2',
+    })
     .onAny('/items')
     .reply(200, 'ok');
   const { value } = await settle(made.client.get('/items'));

@@ -37,13 +37,16 @@ it('item 14: calls with deadlineMs 8000 and the default retries, made while the 
   expect(server.arrivals).toHaveLength(calls.length);
 }, 15_000);
 
+/** A quota of one a second, spent, its period said (a reset alone is a bucket's as well). */
+const QUOTA_SPENT = { RateLimit: 'limit=1, remaining=0, reset=1', 'RateLimit-Policy': '1;w=1' };
+
 it('item 11: a held call whose slot leaves less than the origin takes to answer is not sent; one with time to spare is', async () => {
   let count = 0;
   const server = track(
     await startServer((_arrival, res) => {
       count += 1;
-      // Every answer takes about 150 ms; the first says the quota resets in a second.
-      const headers = count === 1 ? { RateLimit: 'limit=1, remaining=0, reset=1' } : {};
+      // Every answer takes about 150 ms; the first says its quota of a second resets in a second.
+      const headers = count === 1 ? QUOTA_SPENT : {};
       setTimeout(() => res.writeHead(200, headers).end('ok'), 150);
     }),
   );
@@ -65,7 +68,7 @@ it('item 11 (control): the same hold with a deadline of 2000 ms is waited, sent 
   const server = track(
     await startServer((_arrival, res) => {
       count += 1;
-      const headers = count === 1 ? { RateLimit: 'limit=1, remaining=0, reset=1' } : {};
+      const headers = count === 1 ? QUOTA_SPENT : {};
       setTimeout(() => res.writeHead(200, headers).end('ok'), 150);
     }),
   );

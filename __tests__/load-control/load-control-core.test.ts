@@ -219,8 +219,15 @@ describe('createLoadControl: throttle signals', () => {
   it('holds the origin until the reset when a 2xx says the quota is spent', () => {
     const c = control({ circuitBreaker: false });
     const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 3000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
+  });
+
+  it('does not hold when a 2xx says the quota is spent with a reset of two seconds and no period: a bucket says as much', () => {
+    const c = control({ circuitBreaker: false });
+    const { pass } = passOf(c.admit(O, 0, Infinity));
     c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(0);
   });
 
   it('counts the requests still in flight against what is left of the quota', () => {
@@ -230,9 +237,9 @@ describe('createLoadControl: throttle signals', () => {
     c.settle(passes[0] as Pass, 0, {
       failed: false,
       status: 200,
-      rateLimit: { remaining: 2, resetMs: 2000 },
+      rateLimit: { remaining: 2, resetMs: 3000 },
     });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
   });
 
   it('does not throttle while more is left than the requests in flight', () => {
@@ -242,11 +249,14 @@ describe('createLoadControl: throttle signals', () => {
     expect(passOf(c.admit(O, 0, Infinity)).at).toBe(0);
   });
 
-  it('a spent quota with no reset is a 429 with no wait: held a second after the burst', () => {
+  it('a 429 that says the quota is spent with no reset is one with no wait: held a second after the burst', () => {
     const c = control({ circuitBreaker: false });
     const { pass } = passOf(c.admit(O, 0, Infinity));
-    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0 } });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(1000);
+    c.settle(pass, 0, { failed: true, status: 429, rateLimit: { remaining: 0 } });
+    // With no rate known, the release is spread over a tenth of the hold past its end.
+    const { at } = passOf(c.admit(O, 0, Infinity));
+    expect(at).toBeGreaterThanOrEqual(1000);
+    expect(at).toBeLessThanOrEqual(1100);
   });
 
   it("a 429 waits for the server's wait, not for the quota's reset", () => {
@@ -274,8 +284,8 @@ describe('createLoadControl: throttle signals', () => {
     const c = control({ circuitBreaker: false });
     c.observe(O, 0, { failed: true, status: 500 });
     const { pass } = passOf(c.admit(O, 0, Infinity));
-    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 2000 } });
-    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(2000);
+    c.settle(pass, 0, { failed: false, status: 200, rateLimit: { remaining: 0, resetMs: 3000 } });
+    expect(passOf(c.admit(O, 0, Infinity)).at).toBe(3000);
   });
 
   /** Settles `successes` then `failures` (with `status`), all sent at 0, at the times given. */

@@ -134,8 +134,13 @@ describe('pacing', () => {
   it('a paced call whose deadline passes before its slot stops with stopReason deadline; one without a deadline waits for the reset', async () => {
     const server = track(
       await startServer((_arrival, res) => {
-        // The quota is spent with this very response, and resets in a second.
-        res.writeHead(200, { RateLimit: 'limit=1, remaining=0, reset=1' }).end('ok');
+        // The quota of a second is spent with this very response, and resets in a second.
+        res
+          .writeHead(200, {
+            RateLimit: 'limit=1, remaining=0, reset=1',
+            'RateLimit-Policy': '1;w=1',
+          })
+          .end('ok');
       }),
     );
     const client = clientFor(server.url);

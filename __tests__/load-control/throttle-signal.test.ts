@@ -25,12 +25,35 @@ describe('throttleSignal: a spent quota', () => {
     ['a reset at the one-second floor, no period said', { resetMs: 1000 }, true],
     ['no reset said', {}, true],
     ['a reset of two seconds', { resetMs: 2000 }, false],
-    ['a period said (RateLimit-Policy)', { resetMs: 1000, periodMs: 1000 }, false],
-  ])('searches the rate of a spent quota with %s: %s', (_name, fields, search) => {
+  ])('searches the rate of a quota a 429 says is spent, with %s: %s', (_name, fields, search) => {
     const rateLimit = { remaining: 0, limit: 10, ...fields };
-    const signal = throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0);
+    const signal = throttleSignal({ status: 429, rateLimit, sentAt: 0 }, scope(), 0);
     expect(signal).toMatchObject({ kind: 'quota', searchRate: search });
   });
+
+  it('does not search the rate of a spent quota whose period is said (RateLimit-Policy)', () => {
+    const rateLimit = { remaining: 0, limit: 10, resetMs: 1000, periodMs: 1000 };
+    const signal = throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0);
+    expect(signal).toMatchObject({ kind: 'quota', searchRate: false });
+  });
+
+  // Never-worse (issue 21): a bucket that refills in milliseconds says "none left, reset 1" as a
+  // window that ends in a second does; a hold on it made load control twice as slow as off.
+  it.each([
+    ['no reset', {}, undefined],
+    ['a reset of one second', { resetMs: 1000 }, undefined],
+    ['an epoch reset 1.9 s ahead', { resetMs: 1900 }, undefined],
+    ['a reset of two seconds', { resetMs: 2000 }, undefined],
+    ['a reset of three seconds', { resetMs: 3000 }, 'quota'],
+    ['a reset of one second, its period said', { resetMs: 1000, periodMs: 1000 }, 'quota'],
+  ])(
+    'a success that says the quota is spent is a signal only with a reset past two seconds or a period said: %s',
+    (_name, fields, kind) => {
+      const rateLimit = { remaining: 0, limit: 10, ...fields };
+      const signal = throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0);
+      expect(signal?.kind).toBe(kind);
+    },
+  );
 
   it('paces a quota of two seconds at its rate too (the hold a second short of its reset), not one of three', () => {
     const signal = (periodMs: number) =>
@@ -58,24 +81,36 @@ describe('throttleSignal: a spent quota', () => {
 
   it('takes a period not said as the reset in whole seconds, rounded down (an epoch reset against a truncated Date)', () => {
     const rateLimit = { remaining: 0, resetMs: 1900, limit: 10 };
-    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
+    expect(throttleSignal({ status: 429, rateLimit, sentAt: 0 }, scope(), 0)).toMatchObject({
       quotaPerSecond: 10,
       waitMs: 900,
     });
   });
 
-  it('counts the requests in flight against what is left, and holds with no reset said', () => {
-    const rateLimit = { remaining: 2 };
+  it('counts the requests in flight against what is left, and holds to the reset', () => {
+    const rateLimit = { remaining: 2, resetMs: 30_000 };
     expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 2), 0)).toEqual({
+      kind: 'quota',
+      waitMs: 30_000,
+      quotaPerSecond: undefined,
+      sentAt: 0,
+      searchRate: false,
+    });
+    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 1), 0)).toBe(
+      undefined,
+    );
+  });
+
+  it('holds a quota a 429 says is spent with no reset said: the hold learns its end elsewhere', () => {
+    expect(
+      throttleSignal({ status: 429, rateLimit: { remaining: 0 }, sentAt: 0 }, scope(), 0),
+    ).toEqual({
       kind: 'quota',
       waitMs: undefined,
       quotaPerSecond: undefined,
       sentAt: 0,
       searchRate: true,
     });
-    expect(throttleSignal({ status: 200, rateLimit, sentAt: 0 }, scope(counts(10), 1), 0)).toBe(
-      undefined,
-    );
   });
 });
 

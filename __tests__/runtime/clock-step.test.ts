@@ -111,7 +111,12 @@ describe.each([
         count += 1;
         // The quota is spent with the first response, and resets in a second.
         if (count === 1) {
-          res.writeHead(200, { RateLimit: 'limit=1, remaining=0, reset=1' }).end('first');
+          res
+            .writeHead(200, {
+              RateLimit: 'limit=1, remaining=0, reset=1',
+              'RateLimit-Policy': '1;w=1',
+            })
+            .end('first');
         } else res.end('ok');
       }),
     );
