@@ -283,6 +283,29 @@ describe('createPacer: a long hold', () => {
     expect(p.reserve(2 * PROBE_EVERY_MS + 5, Infinity)).toBe(2 * PROBE_EVERY_MS + 5);
   });
 
+  it('probes a hold another client set (adopted from the store) a second after it began, once; then one per probeEveryMs', () => {
+    const own = pacer();
+    throttle(own, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
+    const p = pacer();
+    // Another client's hold (or a write that is no client's), a day long, begun at 0.
+    p.state = { ...own.state };
+    expect(p.reserve(999, Infinity)).toBeGreaterThanOrEqual(86_400_000);
+    expect(p.reserve(1000, Infinity)).toBe(1000); // its own evidence, within a second
+    expect(p.reserve(1001, Infinity)).toBeGreaterThanOrEqual(86_400_000);
+    expect(p.reserve(PROBE_EVERY_MS, Infinity)).toBeGreaterThanOrEqual(86_400_000);
+    expect(p.reserve(PROBE_EVERY_MS + 1000, Infinity)).toBe(PROBE_EVERY_MS + 1000);
+    // The client that set it waits the whole interval, as before.
+    expect(own.reserve(1000, Infinity)).toBeGreaterThanOrEqual(86_400_000);
+  });
+
+  it('does not probe a hold of a second or less that another client set: it ends first', () => {
+    const own = pacer();
+    throttle(own, 0, counts(0, 0, 1000, 1), 1000, 'quota');
+    const p = pacer();
+    p.state = { ...own.state };
+    expect(p.reserve(500, Infinity)).toBeGreaterThanOrEqual(1000);
+  });
+
   it('ends the hold when a probe comes back with no throttle', () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');

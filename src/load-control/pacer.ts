@@ -307,7 +307,14 @@ interface OwnSchedule {
   probed: number;
   /** The last rate decision (its time) this client saw. */
   seen: number;
+  /** When the last hold this client set itself began. */
+  held: number;
 }
+
+// A hold this client did not set itself (another client's, through the store, or a write that
+// is no client's) is probed by it this long after it began, once: its own evidence wins within
+// a second, not a probe interval. A shorter hold ends first, and costs no probe.
+const FOREIGN_HOLD_PROBE_MS = 1000;
 
 /** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
 function reserveSlot(
@@ -361,7 +368,7 @@ export function createPacer(
 ): Pacer {
   let state = unpacedState(settings);
   const own: OwnSchedule = {
-    ...{ next: 0, probed: -Infinity, seen: Infinity },
+    ...{ next: 0, probed: -Infinity, seen: Infinity, held: Number.NaN },
     round: Number.NaN,
   };
   const change = (make: (s: PaceState) => PaceState): void => {
@@ -390,7 +397,12 @@ export function createPacer(
     },
     reserve(now, latest, mayProbe = true) {
       state = settled(state, settings, now);
-      const every = mayProbe ? probeEveryMs : Infinity;
+      const foreign = own.probed < state.heldAt && state.heldAt !== own.held;
+      const every = !mayProbe
+        ? Infinity
+        : foreign
+          ? Math.min(FOREIGN_HOLD_PROBE_MS, probeEveryMs)
+          : probeEveryMs;
       return reserveSlot(state, own, now, latest, share(), every, random);
     },
     throttle(now, counts, signal, replace) {
@@ -399,6 +411,7 @@ export function createPacer(
         throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
       );
       own.round = state.decidedAt;
+      if (state.heldAt === now) own.held = now;
     },
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
