@@ -12,6 +12,7 @@
 //   http/          what a response says: classification, Retry-After, rate-limit headers, origin, route
 //   runtime/       clock, sleep, long timers, cancellation, metrics
 //   contract/      the vocabulary: public types, the store's shared-state types, the stop errors,
+//                  axios's values (imported in one module),
 //                  the key and headers that couple the main entry to the server entry
 //
 // Beside the chain, two entries of their own (Node only; nothing of them reaches the main one):

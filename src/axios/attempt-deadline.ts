@@ -1,4 +1,5 @@
-import { AxiosError, type InternalAxiosRequestConfig } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+import { AxiosError } from '../contract/axios';
 import { cancellationOf } from '../runtime/cancellation';
 import { MAX_TIMER_MS, setLongTimeout } from '../runtime/long-timer';
 

@@ -1,9 +1,5 @@
-import axios, {
-  type AxiosAdapter,
-  AxiosError,
-  type AxiosResponse,
-  type InternalAxiosRequestConfig,
-} from 'axios';
+import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { AxiosError, axios } from '../contract/axios';
 import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from '../contract/stop';
 import type { StopReason } from '../contract/types';
 import { causeCodeOf, classifyFailure } from '../http/classify';

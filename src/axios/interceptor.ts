@@ -1,9 +1,5 @@
-import axios, {
-  type AxiosError,
-  type AxiosInstance,
-  type AxiosResponse,
-  type InternalAxiosRequestConfig,
-} from 'axios';
+import type { AxiosError, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { axios } from '../contract/axios';
 import { CONTEXT_KEY, type FollowInbound } from '../contract/call-context';
 import type { RetryOptions, RetryState, StopReason } from '../contract/types';
 import { causeCodeOf, classifyFailure } from '../http/classify';

@@ -1,11 +1,11 @@
-import {
-  Axios,
-  type AxiosInstance,
-  type AxiosInterceptorOptions,
-  type AxiosRequestConfig,
-  type AxiosResponse,
-  type InternalAxiosRequestConfig,
+import type {
+  AxiosInstance,
+  AxiosInterceptorOptions,
+  AxiosRequestConfig,
+  AxiosResponse,
+  InternalAxiosRequestConfig,
 } from 'axios';
+import { Axios } from '../contract/axios';
 
 /** Sends one more attempt of a call and settles with its outcome. */
 export type Reissue = (config: InternalAxiosRequestConfig) => Promise<AxiosResponse>;

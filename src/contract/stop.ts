@@ -1,4 +1,5 @@
-import axios, { type AxiosError, type InternalAxiosRequestConfig } from 'axios';
+import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
+import { axios } from './axios';
 import type { RetryState, StopReason } from './types';
 
 /** The `code` of the error of a call that an open breaker kept from sending anything. */

@@ -1,4 +1,5 @@
-import { CanceledError, type InternalAxiosRequestConfig } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+import { CanceledError } from '../contract/axios';
 import type { Interruption } from './sleep';
 
 interface AbortSignalLike {
