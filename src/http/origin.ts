@@ -10,13 +10,16 @@ function hereOrigin(): string {
   return here && here !== 'null' ? here : 'http://localhost';
 }
 
+/** The URL a request goes to: `url` under `baseURL`, unless `url` is absolute (as axios does). */
+export const fullURL = (baseURL: string | undefined, url = ''): string =>
+  baseURL && !AUTHORITY.test(url) ? `${baseURL}/${url}` : url;
+
 /**
  * The origin (`protocol//host:port`, the default port left out) that a request goes to, with
  * `baseURL` applied as axios applies it.
  */
 export function originOf(baseURL: string | undefined, url: string | undefined): string {
-  const path = url ?? '';
-  return parse(baseURL && !AUTHORITY.test(path) ? baseURL : path);
+  return parse(fullURL(baseURL, url));
 }
 
 function parse(full: string): string {

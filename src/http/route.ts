@@ -1,4 +1,4 @@
-import { AUTHORITY, originOf } from './origin';
+import { AUTHORITY, fullURL, originOf } from './origin';
 
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids. A number, 16 hex
@@ -11,8 +11,7 @@ const ID = /^(?:\d+|[\da-f]{16,}|[\w-]{32,})$/i;
  * for every method.
  */
 export function routeOf(baseURL: string | undefined, url: string | undefined): string {
-  const path = url ?? '';
-  return parse(baseURL && !AUTHORITY.test(path) ? `${baseURL}/${path}` : path);
+  return parse(fullURL(baseURL, url));
 }
 
 /**
