@@ -138,21 +138,15 @@ type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
  * it is no longer paced; rejects if the call is canceled.
  */
 function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, startedAt: number) {
-  return (
-    until: number,
-    scopes: readonly (Scope | undefined)[],
-    forSlot?: boolean,
-  ): Promise<void> =>
+  return (until: number, scopes: readonly Scope[], forSlot?: boolean): Promise<void> =>
     sleep(until - now(), {
       cancel: cancellationOf(config),
       canceled: () => cancellationError(config),
       wake: {
         subscribe(wake) {
-          const unsubscribes = scopes.map(
-            (s) => s && control.subscribe(s, startedAt, wake, forSlot),
-          );
+          const unsubscribes = scopes.map((s) => control.subscribe(s, startedAt, wake, forSlot));
           return () => {
-            for (const unsubscribe of unsubscribes) unsubscribe?.();
+            for (const unsubscribe of unsubscribes) unsubscribe();
           };
         },
       },
