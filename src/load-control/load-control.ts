@@ -6,6 +6,7 @@ import type { AttemptResult } from './outcome-window';
 import type { PacingSettings } from './pacer';
 import {
   adopt,
+  type Counted,
   isBusy,
   isClosed,
   isHeld,
@@ -214,10 +215,10 @@ function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scop
   const { origin: o, route: r, probes = [] } = pass;
   const { result } = ending;
   const own = ending.originWide ? o : r;
-  const counted = result === undefined ? [] : result === 'success' ? [o, r] : [own];
+  const counted = !result ? [] : result === 'success' ? [o, r] : [own];
   for (const scope of counted) {
     const before = scope.breaker?.state;
-    record(scope, now, result, probes.includes(scope));
+    record(scope, now, result as Counted, probes.includes(scope));
     if (scope !== o && before === 'closed' && scope.breaker?.state === 'open') {
       escalate(c, o, scope, now);
     }
@@ -260,7 +261,8 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   const originWide = own === r && (bare ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
   if (originWide) {
     paced = o;
-    if (ending.result !== 'success') record(o, now, ending.result, false);
+    // A signal came with a result (see above).
+    if (ending.result !== 'success') record(o, now, ending.result as Counted, false);
   }
   const replace = holdProbe === paced || holdProbe === own;
   const pacedCounts = paced.window.counts(now);

@@ -157,9 +157,11 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
   return scope;
 }
 
+/** A result that is counted: an attempt with none (cancelled, sent back to the gate) is not. */
+export type Counted = Exclude<AttemptResult, undefined>;
+
 /** Counts an attempt's result in the scope's window and breaker. */
-export function record(scope: Scope, now: number, result: AttemptResult, probe: boolean): void {
-  if (result === undefined) return;
+export function record(scope: Scope, now: number, result: Counted, probe: boolean): void {
   if (result === 'success') scope.lastSuccessAt = now;
   if (!scope.shared || !scope.breaker) scope.window.add(now, result);
   scope.breaker?.record(now, result, probe);
