@@ -71,6 +71,8 @@ export interface ThrottleSignal {
    * is searched (see `learn`).
    */
   readonly searchRate?: boolean | undefined;
+  /** A limit's: the scope's requests still in flight when it came. */
+  readonly unanswered?: number | undefined;
 }
 
 /**
@@ -195,12 +197,14 @@ function throttled(
   if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
   // scope's window mostly refused (two in three, of four at least: no random share is that high;
-  // a burst that spent a limiter such as nginx's), a paced one's not rare among its successes.
+  // a burst that spent a limiter such as nginx's), and no fewer refused than are still in flight
+  // (the first answers of a burst, read in turn, may be four random 429s to one success), a
+  // paced one's not rare among its successes.
   // Otherwise the call's own backoff retries it, as with load control off: a server that answers
   // a share of requests 429 at random is not slowed by a lower rate.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
-  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes);
+  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes, signal.unanswered ?? 0);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;

@@ -81,6 +81,7 @@ export function throttleSignal(
       quotaPerSecond: quota,
       sentAt,
       searchRate: (waitMs ?? 0) <= 1000 && scope.counts.successes < MIN_REFUSED,
+      unanswered: scope.inFlight,
     };
   }
   if (status !== 503) return undefined;
