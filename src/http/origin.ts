@@ -19,10 +19,11 @@ export const fullURL = (baseURL: string | undefined, url = ''): string =>
  * `baseURL` applied as axios applies it.
  */
 export function originOf(baseURL: string | undefined, url: string | undefined): string {
-  return parse(fullURL(baseURL, url));
+  return originOfURL(fullURL(baseURL, url));
 }
 
-function parse(full: string): string {
+/** The origin of a full URL (`fullURL`). */
+export function originOfURL(full: string): string {
   const match = AUTHORITY.exec(full);
   if (!match) return hereOrigin();
   // Lower case, the default port left out.

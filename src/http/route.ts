@@ -1,4 +1,4 @@
-import { AUTHORITY, fullURL, originOf } from './origin';
+import { AUTHORITY, fullURL, originOfURL } from './origin';
 
 // A segment that names one resource among many (`/users/42`, `/orders/3f2a…`): every such path
 // is the same route, so a route's state is not split across thousands of ids. A number, 16 hex
@@ -22,7 +22,8 @@ export function whereOf(baseURL: string | undefined, url: string | undefined): W
   const key = `${baseURL ?? ''}\0${url ?? ''}`;
   let where = known.get(key);
   if (where === undefined) {
-    where = [originOf(baseURL, url), routeOf(baseURL, url)];
+    const full = fullURL(baseURL, url);
+    where = [originOfURL(full), parse(full)];
     if (known.size >= 1000) known.clear();
     known.set(key, where);
   }
