@@ -1,9 +1,9 @@
 import axios from 'axios';
 import { DEFAULT_PACING, isolate, loadControlOf } from '../../src';
-import { createCircuitBreaker } from '../../src/load-control/circuit-breaker';
 import { createOutcomeWindow } from '../../src/load-control/outcome-window';
 import { createPacer } from '../../src/load-control/pacer';
 import { createRetryBudget } from '../../src/retry/budget';
+import { soloBreaker } from '../helpers/breaker';
 import { failureIn } from '../helpers/failure';
 import { mockClient, settle } from '../helpers/mock-client';
 
@@ -132,7 +132,7 @@ describe('isolate (cockatiel)', () => {
 describe('the parts', () => {
   it("the breaker's isolate holds it open through probes until the last release", () => {
     const states: string[] = [];
-    const b = createCircuitBreaker({
+    const b = soloBreaker({
       scope: { origin: 'http://api.test' },
       settings: {
         failureRatio: 1,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { CircuitStateChange } from '../../src/contract/types';
 import { createCircuitBreaker } from '../../src/load-control/circuit-breaker';
 import { type AttemptResult, createOutcomeWindow } from '../../src/load-control/outcome-window';
+import { soloBreaker } from '../helpers/breaker';
 
 const settings = {
   failureRatio: 1,
@@ -14,7 +15,7 @@ const settings = {
 function breaker(overrides: Partial<typeof settings> = {}, random = () => 1) {
   const events: CircuitStateChange[] = [];
   const closes: number[] = [];
-  const b = createCircuitBreaker({
+  const b = soloBreaker({
     scope: { origin: 'http://api.test' },
     settings: { ...settings, ...overrides, onStateChange: (event) => events.push(event) },
     window: createOutcomeWindow(overrides.windowMs ?? settings.windowMs),
@@ -206,7 +207,7 @@ describe('createCircuitBreaker', () => {
   });
 
   it('works without onStateChange', () => {
-    const b = createCircuitBreaker({
+    const b = soloBreaker({
       scope: { origin: 'http://api.test' },
       settings: settings,
       window: createOutcomeWindow(1000),
@@ -220,7 +221,7 @@ describe('createCircuitBreaker', () => {
   });
 
   it('keeps working when onStateChange throws', () => {
-    const b = createCircuitBreaker({
+    const b = soloBreaker({
       scope: { origin: 'http://api.test' },
       settings: {
         ...settings,

@@ -75,8 +75,8 @@ export interface BreakerParts {
   readonly random: () => number;
   /** Called when it closes. */
   readonly onClose: (now: number) => void;
-  /** How it shares its state with other clients (a store); none: its own. */
-  readonly sharing?: BreakerSharing | undefined;
+  /** How it shares its state with other clients (a store: the memory one keeps it here). */
+  readonly sharing: BreakerSharing;
 }
 
 /** One breaker: the shared state as known here, and what is this client's own. */
@@ -98,7 +98,7 @@ const stateOf = (b: Breaker): CircuitState => (b.isolated ? 'open' : b.shared.st
 
 function change(b: Breaker, make: (s: BreakerState) => BreakerState, now: number): void {
   const previousState = stateOf(b);
-  b.shared = b.sharing ? b.sharing.change(make) : make(b.shared);
+  b.shared = b.sharing.change(make);
   announce(b, previousState, now);
 }
 
@@ -135,7 +135,7 @@ function trip(b: Breaker, now: number, failedProbe = false): void {
 function probe(b: Breaker, now: number): Admission {
   if (b.probing || b.asking) return Infinity;
   if (now < b.denied) return b.denied;
-  const taken = b.leased || (b.sharing ? b.sharing.lease() : true);
+  const taken = b.leased || b.sharing.lease();
   b.leased = false;
   if (taken === true) {
     b.probing = true;
@@ -150,7 +150,7 @@ function probe(b: Breaker, now: number): Admission {
     b.asking = false;
     b.leased = yes;
     if (!yes) b.denied = now + b.settings.breakDurationMs;
-    b.sharing?.wake();
+    b.sharing.wake();
   });
   return Infinity;
 }
@@ -179,7 +179,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
     record(now, result, isProbe) {
       if (isProbe) {
         b.probing = false;
-        b.sharing?.unlease();
+        b.sharing.unlease();
         if (b.isolated) return;
         if (result === 'failure') trip(b, now, true);
         else if (result) change(b, close, now);
@@ -192,7 +192,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       const total = successes + failures + throttled;
       const { minimumThroughput, failureRatio } = b.settings;
       // A fleet's client judges its share of the throughput, no less than half (many-processes.md).
-      const enough = minimumThroughput * Math.max(b.sharing?.share() ?? 1, 0.5);
+      const enough = minimumThroughput * Math.max(b.sharing.share(), 0.5);
       if (total >= enough && failures >= failureRatio * total) trip(b, now);
     },
     trip: (now) => trip(b, now),
@@ -209,7 +209,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
     release(now) {
       if (!b.isolated || --b.isolated) return;
       // The isolation ends in a closed breaker, whatever it was before (cockatiel's `isolate`).
-      b.shared = b.sharing ? b.sharing.change(close) : CLOSED;
+      b.shared = b.sharing.change(close);
       announce(b, 'open', now);
     },
   };
