@@ -163,7 +163,8 @@ export type Counted = Exclude<AttemptResult, undefined>;
 /** Counts an attempt's result in the scope's window and breaker. */
 export function record(scope: Scope, now: number, result: Counted, probe: boolean): void {
   if (result === 'success') scope.lastSuccessAt = now;
-  if (!scope.shared || !scope.breaker) scope.window.add(now, result);
+  // A shared window (the scope has a breaker) is counted in by the breaker.
+  if (!scope.shared) scope.window.add(now, result);
   scope.breaker?.record(now, result, probe);
   if (result !== 'success') {
     // The first failures after a healthy spell tell the rate it handled (a window that is
