@@ -47,7 +47,11 @@ export function gateStopOf(error: unknown): GateStop | undefined {
 }
 
 // Faults of one request rather than of the connection: they are its route's, not the origin's.
-const ROUTE_FAULTS = new Set(['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE']);
+const ROUTE_FAULTS: ReadonlySet<unknown> = new Set([
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ERR_BAD_RESPONSE',
+]);
 
 /** How an attempt ended, for the gate: a failure is what the call would retry for. */
 function endingOf(
@@ -59,7 +63,7 @@ function endingOf(
   if (!response) {
     const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
     if (kind !== 'transient') return { result: undefined, sentAt };
-    return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code ?? ''), sentAt };
+    return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
   }
   // The success path: a plain success that says nothing of rate limits needs no more reading.
   if (isPlainSuccess(response)) return { result: 'success', sentAt };

@@ -344,7 +344,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       r.inFlight++;
       settleOn({ origin: o, route: r }, now, ending);
     },
-    subscribe: (scope, startedAt, wake, forSlot = false) =>
+    subscribe: (scope, startedAt, wake, forSlot) =>
       (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
     standing(origin, route, now) {

@@ -202,8 +202,9 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     ruled(
       'circuitBreaker.maxBreakDurationMs',
       range(`[${breaker.breakDurationMs}, ∞)`),
-      // The longest break follows a longer break given alone.
-      (circuitBreaker || undefined)?.maxBreakDurationMs ??
+      // The longest break follows a longer break given alone. (The breaker is on: its options
+      // were given, or not at all.)
+      (circuitBreaker as CircuitBreakerOptions | undefined)?.maxBreakDurationMs ??
         Math.max(breaker.maxBreakDurationMs, breaker.breakDurationMs),
     );
   return {
