@@ -48,8 +48,9 @@ function isRepeatable(
   if (outcome.advice === true) return true;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
+  // A failure of kind `status` has its status.
   return classification.kind === 'status'
-    ? (status !== undefined && options.statusCodes.includes(status) && safeToRepeat) ||
+    ? (options.statusCodes.includes(status as number) && safeToRepeat) ||
         isInFlightConflict(status, hasIdempotencyKey, retryCount)
     : classification.kind === 'transient' && (classification.neverSent || safeToRepeat);
 }
