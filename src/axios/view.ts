@@ -1,5 +1,5 @@
 import type { AxiosInstance } from 'axios';
-import { originOf } from '../http/origin';
+import { originOfURL } from '../http/origin';
 import type { CircuitState } from '../load-control/circuit-breaker';
 import { type LoadControl, whereOf } from '../load-control/load-control';
 import { optionError } from '../options/rules';
@@ -72,7 +72,7 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
  * `ERR_CIRCUIT_OPEN` as at any open breaker. Throws a TypeError when the breaker is off.
  */
 export function isolate(instance: AxiosInstance, origin: string): () => void {
-  const release = of(instance).control?.isolate(originOf(undefined, origin));
+  const release = of(instance).control?.isolate(originOfURL(origin));
   if (!release) throw optionError('isolate needs the circuit breaker on');
   return release;
 }

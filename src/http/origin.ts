@@ -22,7 +22,7 @@ export function originOf(baseURL: string | undefined, url: string | undefined): 
   return originOfURL(fullURL(baseURL, url));
 }
 
-/** The origin of a full URL (`fullURL`). */
+/** The origin of a full URL (`fullURL`), or of an origin itself (`protocol//host:port`). */
 export function originOfURL(full: string): string {
   const match = AUTHORITY.exec(full);
   if (!match) return hereOrigin();
