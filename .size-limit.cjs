@@ -32,10 +32,13 @@ module.exports = [
     // and retry/ (-66 B) then paid for the success path's memo of the last route key (+76 B):
     // 13 993 B. Then load-control and the gate written shorter, and a probe's give-back made
     // whole (-138 B; the inlining that broke the 60-line rule left out): 13 855 B, the guard down
-    // to 13 870 B.
+    // to 13 870 B. Then issue 21's fixes (a success's rounded reset holds nothing, another
+    // client's hold probed within a second, a burst's requests in flight counted) were paid by
+    // one import of axios, dead branches and fallbacks left out: 13 832 B, the guard down to
+    // 13 840 B.
     name: 'axios-safe-retry (main entry)',
     path: 'dist/index.mjs',
-    limit: '13870 B',
+    limit: '13840 B',
     gzip: true,
     ignore: external,
     modifyEsbuildConfig: bundledFor('neutral'),

@@ -1,11 +1,11 @@
 import axios from 'axios';
 import { DEFAULT_PACING, isolate, loadControlOf } from '../../src';
 import { createOutcomeWindow } from '../../src/load-control/outcome-window';
-import { createPacer } from '../../src/load-control/pacer';
 import { createRetryBudget } from '../../src/retry/budget';
 import { soloBreaker } from '../helpers/breaker';
 import { failureIn } from '../helpers/failure';
 import { mockClient, settle } from '../helpers/mock-client';
+import { soloPacer } from '../helpers/solo-pacer';
 
 beforeEach(() => {
   jest.useFakeTimers({ now: 0 });
@@ -159,7 +159,7 @@ describe('the parts', () => {
   });
 
   it("the pacer's rate is undefined unpaced, the learned rate once paced", () => {
-    const pacer = createPacer(DEFAULT_PACING, () => 0.5, 60_000);
+    const pacer = soloPacer(DEFAULT_PACING, () => 0.5, 60_000);
     expect(pacer.rate(0)).toBeUndefined();
     pacer.throttle(
       1000,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { OutcomeCounts } from '../../src/load-control/outcome-window';
-import { createPacer, type Pacer, type ThrottleSignal } from '../../src/load-control/pacer';
+import type { Pacer, ThrottleSignal } from '../../src/load-control/pacer';
+import { soloPacer } from '../helpers/solo-pacer';
 
 const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 };
 const counts = (successes: number, failures = 0, spanMs = 1000, throttled = 5): OutcomeCounts => ({
@@ -10,7 +11,7 @@ const counts = (successes: number, failures = 0, spanMs = 1000, throttled = 5): 
   spanMs,
 });
 const PROBE_EVERY_MS = 60_000;
-const pacer = (random = () => 0.5) => createPacer(settings, random, PROBE_EVERY_MS);
+const pacer = (random = () => 0.5) => soloPacer(settings, random, PROBE_EVERY_MS);
 
 /**
  * Tells `p` of a throttle at `now`: the attempt was sent at `sentAt` (by default `now`, so it

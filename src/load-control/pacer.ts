@@ -307,12 +307,13 @@ interface OwnSchedule {
   next: number;
   /** The round (a decision's time) this client reported what it accepted in. */
   round: number;
-  /** When this client last sent a probe of a hold. */
+  /**
+   * When this client last sent a probe of a hold, or set one itself: a hold begun later is
+   * another's.
+   */
   probed: number;
   /** The last rate decision (its time) this client saw. */
   seen: number;
-  /** When the last hold this client set itself began. */
-  held: number;
 }
 
 // A hold this client did not set itself (another client's, through the store, or a write that
@@ -368,17 +369,17 @@ export function createPacer(
   settings: PacingSettings,
   random: () => number,
   probeEveryMs: number,
-  sharing?: PaceSharing,
+  sharing: PaceSharing,
 ): Pacer {
   let state = unpacedState(settings);
   const own: OwnSchedule = {
-    ...{ next: 0, probed: -Infinity, seen: Infinity, held: Number.NaN },
+    ...{ next: 0, probed: -Infinity, seen: Infinity },
     round: Number.NaN,
   };
   const change = (make: (s: PaceState) => PaceState): void => {
-    state = sharing ? sharing.change(make) : make(state);
+    state = sharing.change(make);
   };
-  const share = (): number => sharing?.share() ?? 1;
+  const { share } = sharing;
   return {
     get state() {
       return state;
@@ -401,10 +402,9 @@ export function createPacer(
     },
     reserve(now, latest, mayProbe = true) {
       state = settled(state, settings, now);
-      const foreign = own.probed < state.heldAt && state.heldAt !== own.held;
       const every = !mayProbe
         ? Infinity
-        : foreign
+        : own.probed < state.heldAt
           ? Math.min(FOREIGN_HOLD_PROBE_MS, probeEveryMs)
           : probeEveryMs;
       return reserveSlot(state, own, now, latest, share(), every, random);
@@ -415,7 +415,7 @@ export function createPacer(
         throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
       );
       own.round = state.decidedAt;
-      if (state.heldAt === now) own.held = now;
+      if (state.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),

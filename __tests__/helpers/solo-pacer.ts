@@ -1,0 +1,14 @@
+import { createPacer, type Pacer, type PacingSettings } from '../../src/load-control/pacer';
+
+/** A pacer whose state no other client shares, as with the memory store: changes made at once. */
+export function soloPacer(
+  settings: PacingSettings,
+  random: () => number,
+  probeEveryMs: number,
+): Pacer {
+  const p = createPacer(settings, random, probeEveryMs, {
+    change: (make) => make(p.state),
+    share: () => 1,
+  });
+  return p;
+}
