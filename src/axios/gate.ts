@@ -212,8 +212,9 @@ function pass(
       // spent that time retrying, and a worker whose calls failed at once drained its queue of
       // jobs into a short outage (issue 21: seed 1040).
       const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
-      const failsFast = v.until !== Infinity && bound.end !== Infinity;
-      if (failsFast ? v.until > bound.open : now() >= bound.open) {
+      // With a known end of the break and a deadline, the two are compared at once.
+      const comparable = v.until !== Infinity && bound.end !== Infinity;
+      if (comparable ? v.until > bound.open : now() >= bound.open) {
         const reason = bound.end === Infinity ? 'circuit-open' : bound.reason;
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, reason);
       }
