@@ -76,11 +76,21 @@ describe('createPacer', () => {
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');
     p.reserve(0, Infinity);
-    // A quarter second on (answers before it still show the state before the rate was set).
-    throttle(p, 300, counts(40), 1000, 'limit');
-    const [a, b] = slots(p, 300, 2);
-    expect(a).toBe(300); // no hold
-    expect(b).toBe(325); // 40 per second now
+    // Over half a second on (answers before it still show the state before the rate was set).
+    throttle(p, 600, counts(40), 1000, 'limit');
+    const [a, b] = slots(p, 600, 2);
+    expect(a).toBe(600); // no hold
+    expect(b).toBe(625); // 40 per second now
+  });
+
+  it("an overload's answer to a send 30 ms after the rate was set cuts nothing: the burst's bucket is still draining", () => {
+    const p = pacer();
+    throttle(p, 0, counts(1, 19, 50, 0), undefined, 'overload');
+    const started = p.rate(0) as number;
+    // nginx's burst of 5 at 20 a second still refuses the first paced sends.
+    throttle(p, 40, counts(1, 20, 90, 0), undefined, 'overload', undefined, 30);
+    expect(p.cuts).toBe(0);
+    expect(p.rate(500)).toBeGreaterThan(2 * started); // the slow start goes on
   });
 
   it('a spent quota holds every send until the reset, paced or not', () => {
