@@ -196,12 +196,9 @@ function throttled(
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
-  // scope's window mostly refused (two in three, of four at least: no random share is that high;
-  // a burst that spent a limiter such as nginx's), and no fewer refused than are still in flight
-  // (the first answers of a burst, read in turn, may be four random 429s to one success), a
-  // paced one's not rare among its successes.
-  // Otherwise the call's own backoff retries it, as with load control off: a server that answers
-  // a share of requests 429 at random is not slowed by a lower rate.
+  // scope's window mostly refused (two in three, four at least, no fewer than still in flight: a
+  // burst that spent nginx's limiter, not random 429s read in turn), a paced one's not rare among
+  // its successes. Else the call's own backoff retries it, as with load control off.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
   const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes, signal.unanswered ?? 0);
@@ -225,9 +222,6 @@ function throttled(
   if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
   const trial = d.slowStart || d.overloadSince === Infinity;
   if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
-  // Half the period: an overload's is 100 ms, and a bucket that a burst filled (nginx's 5 at 20 a
-  // second) still refuses the first paced sends 25–30 ms after the decision; read as a cut, they
-  // ended the search at half the drain rate (the loopback leaky-bucket test, 1 run in 3 on Node 18).
   const oldNews = sentAt < d.decidedAt + periodMs / 2;
   if (oldNews && d.base && share < 1 && !quotaPerSecond) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
@@ -251,9 +245,10 @@ function throttled(
 
 /**
  * Sets the rate from what was accepted. An answer to a send made before the rate was last set,
- * or within half the period after (`oldNews`: the burst before pacing; the overshoot
- * that set it; a bucket that a burst filled and that is still draining), says the rate is at
- * least that. One met while paced says the rate it was sent at is too much: it is cut to what
+ * or within half the period after (`oldNews`: the burst before pacing; the overshoot that set
+ * it; a bucket that a burst filled and that is still draining: nginx's 5 at 20 a second still
+ * refused the first paced sends 25–30 ms after an overload's decision, and a quarter of its
+ * 100 ms read them as a cut, to half the drain rate), says the rate is at least that. One met while paced says the rate it was sent at is too much: it is cut to what
  * was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
  * quarter second before was still accepted), since a client may have sent less than the
  * server takes. From then on it climbs slowly.
