@@ -145,3 +145,30 @@ describe('throttleSignal: statuses', () => {
     expect(throttleSignal({ status: 503, sentAt: 0 }, few, 50)).toBeUndefined();
   });
 });
+
+// Issue 21: eight workers on one key with no store between them each paced at the whole quota
+// its draft-7 headers announce (50 a second), eight times what the key takes: 124-127 of 1 000
+// calls failed. A worker refused again and again that got 6 of the 50 has no floor: it paces at
+// what it measured, its share.
+describe('throttleSignal: a quota that others spend too', () => {
+  const refused = {
+    status: 429,
+    rateLimit: { remaining: 0, limit: 50, periodMs: 1000 },
+    sentAt: 0,
+  };
+
+  it.each([
+    ['no floor: 6 of 50 successes, refused 10 times', counts(6, 0, 10), undefined],
+    ['the quota: 50 of 50 successes', counts(50, 0, 10), 50],
+    ['the quota: 6 of 50 successes, refused 3 times (too few to judge)', counts(6, 0, 3), 50],
+  ])('floors the rate it learns at %s', (_name, c, floor) => {
+    expect(throttleSignal(refused, scope(c), 0)?.quotaPerSecond).toBe(floor);
+  });
+
+  it('floors it at the quota for a period past a second, and for a remaining past the limit', () => {
+    const long = { ...refused, rateLimit: { remaining: 0, limit: 600, periodMs: 60_000 } };
+    expect(throttleSignal(long, scope(counts(6, 0, 10)), 0)?.quotaPerSecond).toBe(10);
+    const hostile = { ...refused, rateLimit: { remaining: 90, limit: 50, periodMs: 1000 } };
+    expect(throttleSignal(hostile, scope(counts(6, 0, 10)), 0)?.quotaPerSecond).toBe(50);
+  });
+});

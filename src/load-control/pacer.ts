@@ -61,7 +61,7 @@ export interface ThrottleSignal {
   readonly kind: 'limit' | 'quota' | 'overload';
   /** The server's wait (`Retry-After`, or the quota's reset). */
   readonly waitMs?: number | undefined;
-  /** Requests per second the headers announce (the quota over its period). */
+  /** Requests per second the headers announce (the quota over its period), or this client's share. */
   readonly quotaPerSecond?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
@@ -219,7 +219,7 @@ function throttled(
   // to measure from.
   const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
   let accepted = Math.max(own / share, quotaPerSecond);
-  if (accepted === 0) return d; // nothing was accepted: no rate to learn (the breaker's case)
+  if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
   const trial = d.slowStart || d.overloadSince === Infinity;
   if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
   const oldNews = sentAt < d.decidedAt + periodMs / 2;

@@ -27,6 +27,11 @@ export interface ScopeView {
  * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
  *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
  *   learn a rate near zero from it.
+ *
+ * The quota a signal announces is the floor of the rate the pacer learns, but for a quota of a
+ * second or less when the client is refused again and again while the server counts more of it
+ * spent than the client's successes over the last second: others spend it too (workers on one
+ * key with no store between them), and what the client measured is its share.
  */
 export function throttleSignal(
   answer: Answer,
@@ -34,6 +39,7 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
+  const { successes, failures, throttled } = scope.counts;
   // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
   const resetMs = serverWait(rateLimit?.resetMs);
   const reset = resetMs ?? 0;
@@ -47,6 +53,13 @@ export function throttleSignal(
   );
   const quota = rateLimit?.limit ? (rateLimit.limit * 1000) / periodMs : undefined;
   const remaining = rateLimit?.remaining;
+  // No floor for a quota of a second (its limit) that others spend too (see above).
+  const floor =
+    periodMs <= PACING_WINDOW_MS &&
+    throttled >= MIN_REFUSED &&
+    successes < (quota as number) - (remaining as number)
+      ? undefined
+      : quota;
   // A success with the quota spent, no period said and a reset of two seconds at most (or none)
   // says nothing to act on: a reset in whole seconds, rounded up (or an epoch second against a
   // truncated `Date`), is that short whether a window ends then or a bucket refills in
@@ -65,7 +78,7 @@ export function throttleSignal(
     return {
       kind: 'quota',
       waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
-      quotaPerSecond: quota,
+      quotaPerSecond: floor,
       sentAt,
       searchRate: !(rateLimit?.periodMs || reset > 1000),
     };
@@ -78,14 +91,13 @@ export function throttleSignal(
     return {
       kind: 'limit',
       waitMs,
-      quotaPerSecond: quota,
+      quotaPerSecond: floor,
       sentAt,
-      searchRate: (waitMs ?? 0) <= 1000 && scope.counts.successes < MIN_REFUSED,
+      searchRate: (waitMs ?? 0) <= 1000 && successes < MIN_REFUSED,
       unanswered: scope.inFlight,
     };
   }
   if (status !== 503) return undefined;
-  const { successes, failures, throttled } = scope.counts;
   const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
   // The window must hold 20 attempts before a 503 may count as an overload.
   const enough = successes + failures + throttled >= 20;

@@ -94,7 +94,7 @@ async function runScript(
 }
 
 /** What a command resolves to when Redis did not answer in time, failed, or is not connected. */
-export const UNANSWERED: unique symbol = Symbol('unanswered');
+export const UNANSWERED: unique symbol = Symbol('no reply');
 export type Reply = unknown | typeof UNANSWERED;
 
 /**
