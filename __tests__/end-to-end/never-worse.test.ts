@@ -112,6 +112,27 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(on.jobsOk).toBe(c.workload.jobs);
   });
 
+  it('eight clients on one key with no store, against draft-7 headers (50;w=1): each paces at its share, not the whole quota, and every call is done', async () => {
+    // Found by a scratch app (8 forked workers against express-rate-limit), not the search: each
+    // client took the announced quota as the floor of its rate, eight times what the key takes,
+    // and 17 of 400 calls failed here (124-127 of 1 000 for the workers).
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'fixed', rate: 50, windowMs: 1000, burst: 0, aligned: true },
+        headers: 'draft-7',
+        policy: true,
+        latency: { baseMs: 5, tailMs: 100, tailRatio: 0 },
+      },
+      workload: { ...workload, jobs: 400, concurrency: 160, clients: 8 },
+    };
+    const { violations, on } = await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.jobsOk).toBe(400);
+    // The ideal is 8 s (400 calls at 50 a second).
+    expect(on.completionMs).toBeLessThan(1.1 * 8000);
+  });
+
   it('a token bucket that says none remain, reset "1", and no period: its rate is searched, not taken for its burst a second (seed 1853)', async () => {
     // X-RateLimit-Limit is the bucket (17), the reset the next token rounded up to a second:
     // read as 17 a second and climbing 5 % a second, the job took 1.9 s where off took 1.1 s.
