@@ -61,7 +61,10 @@ export interface ThrottleSignal {
   readonly kind: 'limit' | 'quota' | 'overload';
   /** The server's wait (`Retry-After`, or the quota's reset). */
   readonly waitMs?: number | undefined;
-  /** Requests per second the headers announce (the quota over its period), or this client's share. */
+  /**
+   * Requests per second the headers announce (the quota over its period): the floor of the rate
+   * learned. None for a quota that others spend too (`throttleSignal`).
+   */
   readonly quotaPerSecond?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
