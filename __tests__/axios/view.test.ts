@@ -125,7 +125,9 @@ describe('isolate (cockatiel)', () => {
 
   it('throws a TypeError when the breaker is off', () => {
     const { client } = mockClient({ circuitBreaker: false });
-    expect(() => isolate(client, 'http://api.test')).toThrow(/circuit breaker/);
+    expect(() => isolate(client, 'http://api.test')).toThrow(
+      new TypeError('axios-safe-retry: isolate: circuitBreaker is off.'),
+    );
   });
 });
 

@@ -41,6 +41,20 @@ describe('createPacer', () => {
     expect(slots(p, 100, 3)).toEqual([100, 100, 100]);
   });
 
+  // Issue 21: eight workers on one key with no store cut their rates to their shares, and a
+  // success a moment after each cut, saying the quota was spent, raised the rate back to the
+  // whole quota its headers announce (50 a second): 17-32 of 1 000 calls failed, against 1-2.
+  it('old news while paced does not raise the rate to the announced quota: it would undo the cut', () => {
+    const p = pacer();
+    throttle(p, 0, counts(10), 1000, 'limit');
+    throttle(p, 1100, counts(6), 1000, 'limit', undefined, 1100); // a cut, to 7 a second
+    const cut = p.rate(1100) as number;
+    expect(cut).toBeLessThan(8);
+    // Sent 50 ms after the cut: old news. It says 6 were accepted, and that the quota is 50.
+    throttle(p, 1200, counts(6), 20, 'quota', 50, 1150);
+    expect(p.rate(1200)).toBeLessThan(cut * 1.01);
+  });
+
   it('after a 429 with a wait, spaces sends at the rate the origin accepted over the window', () => {
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');

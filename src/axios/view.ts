@@ -73,6 +73,6 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
  */
 export function isolate(instance: AxiosInstance, origin: string): () => void {
   const release = of(instance).control?.isolate(originOfURL(origin));
-  if (!release) throw optionError('isolate needs the circuit breaker on');
+  if (!release) throw optionError('isolate: circuitBreaker is off');
   return release;
 }

@@ -217,15 +217,15 @@ function throttled(
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
       : undefined;
   if (holdMs !== undefined) hold(d, now, holdMs, replace);
+  const oldNews = sentAt < d.decidedAt + periodMs / 2;
   // What this client had accepted; over its share, what the scope accepted; or the quota its
-  // headers announce, if that is more: a client that spent its quota in a burst accepted too few
-  // to measure from.
+  // headers announce, if that is more (a client that spent its quota in a burst accepted too few
+  // to measure from), but not for old news while paced, which would undo a cut.
   const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
-  let accepted = Math.max(own / share, quotaPerSecond);
+  let accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
   if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
   const trial = d.slowStart || d.overloadSince === Infinity;
   if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
-  const oldNews = sentAt < d.decidedAt + periodMs / 2;
   if (oldNews && d.base && share < 1 && !quotaPerSecond) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
     // the clients not heard from yet are counted at the average of those that were. (The largest
