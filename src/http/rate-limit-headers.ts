@@ -53,26 +53,21 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
 }
 
 /**
- * How a dialect writes its reset: milliseconds from now (unbounded; `readRateLimit` bounds it),
- * `serverNow` the server's clock; `undefined` when the text is not valid.
+ * A reset, in milliseconds from now (unbounded; `readRateLimit` bounds it), `serverNow` the
+ * server's clock; NaN when the text is not valid. Seconds (fractions allowed: Discord's
+ * `X-RateLimit-Reset-After: 1.234`), or a Unix time (in seconds, or in milliseconds) when the
+ * number is large enough (GitHub's and X's form).
  */
-type Reset = (text: string, serverNow: () => number) => number | undefined;
-
-/**
- * Seconds (fractions allowed: Discord's `X-RateLimit-Reset-After: 1.234`), or a Unix time (in
- * seconds, or in milliseconds) when the number is large enough (GitHub's and X's form).
- */
-const seconds: Reset = (text, serverNow) => {
+const resetOf = (text: string | undefined, serverNow: () => number): number => {
   const n = decimal(text) ?? Number.NaN;
   return n < EPOCH_SECONDS ? n * 1000 : (n < EPOCH_MS ? n * 1000 : n) - serverNow();
 };
 /**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
- * `remaining`, `reset` (or `resetWord`) and `limit`, and how its reset is written (`seconds` if
- * not said). `bucket` names a header whose value is the id of the quota the response counts
- * against: routes that announce the same id share it.
+ * `remaining`, `reset` (or `resetWord`) and `limit`. `bucket` names a header whose value is the
+ * id of the quota the response counts against: routes that announce the same id share it.
  */
-type Dialect = readonly [names: string, format?: Reset, bucket?: string, resetWord?: string];
+type Dialect = readonly [names: string, bucket?: string, resetWord?: string];
 
 /**
  * The dialects read after the IETF `RateLimit` field. The quota with least left wins, with its
@@ -83,9 +78,9 @@ const DIALECTS: readonly Dialect[] = [
   // Early IETF drafts (express-rate-limit's `draft-6`).
   ['ratelimit-*'],
   // Discord's: the reset in seconds from now, and the bucket its routes share.
-  ['x-ratelimit-*', seconds, 'x-ratelimit-bucket', 'reset-after'],
+  ['x-ratelimit-*', 'x-ratelimit-bucket', 'reset-after'],
   // GitHub's and most APIs'; GitHub names the quota's policy in `X-RateLimit-Resource`.
-  ['x-ratelimit-*', seconds, 'x-ratelimit-resource'],
+  ['x-ratelimit-*', 'x-ratelimit-resource'],
   // X's (Twitter's).
   ['x-rate-limit-*'],
   // OpenAI's, Anthropic's and Shopify's quota headers are not read: they would cost 228 B of the
@@ -118,13 +113,9 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let bucket: string | undefined;
   const serverNow = (): number => serverNowOf(header('date'), now, true);
-  for (const [names, format = seconds, id = '', resets = 'reset'] of DIALECTS) {
+  for (const [names, id = '', resets = 'reset'] of DIALECTS) {
     const read = (word: string): string | undefined => header(names.replace('*', word));
-    const text = read(resets);
-    const ms = serverWait(
-      text === undefined ? undefined : format(text.trim(), serverNow),
-      Infinity,
-    );
+    const ms = serverWait(resetOf(read(resets), serverNow), Infinity);
     const r = count(read('remaining'));
     const quota = count(read('limit'));
     if ((r ?? Infinity) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
@@ -134,7 +125,6 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     }
     bucket ??= header(id)?.trim() || undefined;
   }
-  resetMs = serverWait(resetMs, Infinity);
   return remaining === undefined && resetMs === undefined
     ? undefined
     : {
