@@ -32,9 +32,9 @@ const EPOCH_MS = 1e12;
 /** An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep. */
 const MAX_BUCKET_ID = 100;
 
-/** A count: a whole number, else `undefined`. */
+/** A count: a whole number, else `undefined` (as `decimal`, no text is no number). */
 const count = (text: string | undefined): number | undefined =>
-  text !== undefined && /^\s*\d+\s*$/.test(text) ? +text : undefined;
+  /^\s*\d+\s*$/.test(text as string) ? Number(text) : undefined;
 
 /**
  * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one

@@ -12,9 +12,12 @@ export const MAX_SERVER_WAIT_MS = 86_400_000;
 export const serverWait = (ms: number | undefined, max = MAX_SERVER_WAIT_MS): number | undefined =>
   ms === undefined || !(ms <= max) ? undefined : Math.max(0, ms);
 
-/** A number of seconds, fractions allowed (Discord's and Shopify's form): a number, or `undefined`. */
+/**
+ * A number of seconds, fractions allowed (Discord's and Shopify's form): a number, or `undefined`.
+ * (No text is tested as the text "undefined": no number.)
+ */
 export const decimal = (text: string | undefined): number | undefined =>
-  text !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : undefined;
+  /^\s*\d+(\.\d+)?\s*$/.test(text as string) ? Number(text) : undefined;
 
 const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
