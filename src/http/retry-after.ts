@@ -8,9 +8,12 @@
  */
 export const MAX_SERVER_WAIT_MS = 86_400_000;
 
-/** A wait a server asked for, in milliseconds: never negative; `undefined` past `max`, or NaN. */
+/**
+ * A wait a server asked for, in milliseconds: never negative; `undefined` past `max`, or NaN, or
+ * when there is none (`undefined <= max` is false).
+ */
 export const serverWait = (ms: number | undefined, max = MAX_SERVER_WAIT_MS): number | undefined =>
-  ms === undefined || !(ms <= max) ? undefined : Math.max(0, ms);
+  (ms as number) <= max ? Math.max(0, ms as number) : undefined;
 
 /**
  * A number of seconds, fractions allowed (Discord's and Shopify's form): a number, or `undefined`.
