@@ -10,15 +10,15 @@ interface Channel {
 
 type Dc = { channel(name: string): Channel } | undefined;
 
-const channels: Record<string, Channel> = {};
-const NONE: Channel = { hasSubscribers: false, publish() {} };
+// Where there is no module (a browser), a channel is asked for again at each publish: a look-up
+// that stops at once.
+const channels: Record<string, Channel | undefined> = {};
 
 /** Publishes `message()` on `axios-safe-retry:<name>` when the channel has subscribers. */
 export function publish(name: string, message: () => object): void {
-  channels[name] ??=
-    (globalThis as { process?: { getBuiltinModule?(id: string): Dc } }).process
-      ?.getBuiltinModule?.('node:diagnostics_channel')
-      ?.channel(`axios-safe-retry:${name}`) ?? NONE;
+  channels[name] ??= (globalThis as { process?: { getBuiltinModule?(id: string): Dc } }).process
+    ?.getBuiltinModule?.('node:diagnostics_channel')
+    ?.channel(`axios-safe-retry:${name}`);
   const channel = channels[name];
-  if (channel.hasSubscribers) channel.publish(message());
+  if (channel?.hasSubscribers) channel.publish(message());
 }
