@@ -37,9 +37,9 @@ export function cancellationOf(config: InternalAxiosRequestConfig): Interruption
 
 /** The error axios itself rejects a canceled request with: the token's reason, or a CanceledError. */
 export function cancellationError(config: InternalAxiosRequestConfig): unknown {
-  const token = config.cancelToken as CancelTokenLike | undefined;
-  if (token?.reason) return token.reason;
   // axios's typings give CanceledError AxiosError's parameters; its constructor is (message, config, request).
-  const Canceled = CanceledError as unknown as new (message: null, config: unknown) => Error;
-  return new Canceled(null, config);
+  return (
+    (config.cancelToken as CancelTokenLike | undefined)?.reason ||
+    new (CanceledError as unknown as new (message: null, config: unknown) => Error)(null, config)
+  );
 }
