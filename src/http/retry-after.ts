@@ -49,12 +49,9 @@ export function parseHttpDate(value: string | undefined, now: number): number | 
     if (y > thisYear + 50) y -= 100;
   }
   const time = Date.UTC(y, monthIndex, d, h, min, s);
-  // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid.
-  return Number.isInteger(monthIndex) &&
-    new Date(time).getUTCDate() === d &&
-    h < 24 &&
-    min < 60 &&
-    s < 61
+  // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid. So
+  // does an hour past 23 (to a later day: at most 99 hours, never a month on).
+  return Number.isInteger(monthIndex) && new Date(time).getUTCDate() === d && min < 60 && s < 61
     ? time
     : undefined;
 }
