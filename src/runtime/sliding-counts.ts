@@ -1,4 +1,4 @@
-/** Counts of a few kinds of event over a sliding window of time. */
+/** Counts of a few kinds of event (`kind`: 0 to `kinds` − 1) over a sliding window of time. */
 export interface SlidingCounts {
   add(now: number, kind: number): void;
   /** The count of `kind` over the window that ends at `now`. */
@@ -28,12 +28,11 @@ export function createSlidingCounts(windowMs: number, kinds: number): SlidingCou
 
   return {
     add(now, kind) {
-      const counts = advance(now);
-      counts[kind] = (counts[kind] ?? 0) + 1;
+      (advance(now)[kind] as number)++;
     },
     sum(now, kind) {
       advance(now);
-      return slots.reduce((total, counts) => total + (counts[kind] ?? 0), 0);
+      return slots.reduce((total, counts) => total + (counts[kind] as number), 0);
     },
     clear() {
       for (const counts of slots) counts.fill(0);
