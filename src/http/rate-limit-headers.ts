@@ -39,7 +39,8 @@ const count = (text: string | undefined): number | undefined =>
 /**
  * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one
  * dictionary (`limit=100, remaining=0, reset=30`), or draft 8's list of policies
- * (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left.
+ * (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left. An absent
+ * field (`''`) says neither.
  */
 function fromRateLimitField(field: string): { remaining?: number; reset?: number } {
   let best: { remaining?: number; reset?: number } = {};
@@ -100,15 +101,15 @@ export const isRateLimitHeader = (name: string): boolean =>
  * when the response says neither what is left nor when the quota resets.
  */
 export function readRateLimit(header: HeaderReader, now: number): RateLimit | undefined {
-  const field = header('ratelimit');
+  const field = header('ratelimit') ?? '';
   const named = header('ratelimit-policy');
   const policy = named ?? '';
-  let { remaining, reset } = field === undefined ? {} : fromRateLimitField(field);
+  let { remaining, reset } = fromRateLimitField(field);
   let resetMs = reset && reset * 1000;
   // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
   // policy's `w=`.
   let limit =
-    decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field ?? '')?.[1]) ??
+    decimal(/(?:^|[,;\s])limit=(\d+)/.exec(field)?.[1]) ??
     decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
   const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let bucket: string | undefined;
