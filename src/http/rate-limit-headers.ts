@@ -32,7 +32,10 @@ const EPOCH_MS = 1e12;
 /** An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep. */
 const MAX_BUCKET_ID = 100;
 
-/** A count: a whole number, else `undefined` (as `decimal`, no text is no number). */
+/**
+ * A count: a whole number, else `undefined` (as `decimal`, no text is no number). A count that
+ * is not there is never the least (`undefined < n` is false).
+ */
 const count = (text: string | undefined): number | undefined =>
   /^\s*\d+\s*$/.test(text as string) ? Number(text) : undefined;
 
@@ -46,7 +49,7 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
   let best: { remaining?: number; reset?: number } = {};
   for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
     const remaining = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
-    if ((remaining ?? Infinity) < (best.remaining ?? Infinity)) {
+    if ((remaining as number) < (best.remaining ?? Infinity)) {
       best = { remaining, reset: decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]) };
     }
   }
@@ -119,7 +122,7 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     const ms = serverWait(resetOf(read(resets), serverNow), Infinity);
     const r = count(read('remaining'));
     const quota = count(read('limit'));
-    if ((r ?? Infinity) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
+    if ((r as number) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
     else {
       resetMs ??= ms;
       limit ??= quota;
