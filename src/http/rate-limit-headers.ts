@@ -25,13 +25,6 @@ export interface RateLimit {
 /** Reads a response header by its lower-case name. */
 export type HeaderReader = (name: string) => string | undefined;
 
-// A reset this large is a Unix time in seconds (GitHub's and X's form), not delta-seconds; one
-// past 1e12 is a Unix time in milliseconds.
-const EPOCH_SECONDS = 1e9;
-const EPOCH_MS = 1e12;
-/** An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep. */
-const MAX_BUCKET_ID = 100;
-
 /**
  * A count: a whole number, else `undefined` (as `decimal`, no text is no number). A count that
  * is not there is never the least (`undefined < n` is false).
@@ -64,7 +57,10 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
  */
 const resetOf = (text: string | undefined, serverNow: () => number): number => {
   const n = decimal(text) ?? Number.NaN;
-  return n < EPOCH_SECONDS ? n * 1000 : (n < EPOCH_MS ? n * 1000 : n) - serverNow();
+  // A reset of 1e9 or more is a Unix time in seconds (GitHub's and X's form), not delta-seconds;
+  // one past 1e12 is a Unix time in milliseconds. (The bounds are written out: a bundle keeps
+  // a named constant as a variable of its own.)
+  return n < 1e9 ? n * 1000 : (n < 1e12 ? n * 1000 : n) - serverNow();
 };
 /**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
@@ -136,7 +132,8 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
         resetMs,
         limit,
         periodMs: period && period * 1000,
-        bucket: (bucket ?? (policy.trim() || undefined))?.slice(0, MAX_BUCKET_ID),
+        // An id is compared, never obeyed: bounded, so that a hostile one costs nothing to keep.
+        bucket: (bucket ?? (policy.trim() || undefined))?.slice(0, 100),
       };
 }
 
