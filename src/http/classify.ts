@@ -27,8 +27,6 @@ export interface Classification {
   readonly neverSent: boolean;
 }
 
-const CANCELED = 'ERR_CANCELED';
-
 // Faults of the connection or of time, not of the request: repeating the request may succeed.
 const TRANSIENT_CODES = new Set([
   'ERR_NETWORK', // XHR and fetch adapters: the system code, if any, is on the cause
@@ -46,21 +44,19 @@ const TRANSIENT_CODES = new Set([
   'UND_ERR_SOCKET', // fetch adapter in Node (undici): the socket closed, e.g. part-way through the body
 ]);
 
-// axios's http adapter, when the connection dies (or its idle timeout fires) part-way through the
-// body: the response is attached, its status a success, yet the body is lost.
-const BODY_ABORTED = 'stream has been aborted';
-
 // The connection was never made, or the host never found: the server cannot have seen the request.
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function classifyFailure(failure: Failure): Classification {
-  if (failure.code === CANCELED) return { kind: 'canceled', neverSent: false };
+  if (failure.code === 'ERR_CANCELED') return { kind: 'canceled', neverSent: false };
   // (A Set has no `undefined`: an absent code is in neither.)
   const codes = [failure.code, failure.causeCode] as string[];
-  // A fault of the connection is transient even after the status line arrived (a body cut short).
+  // A fault of the connection is transient even after the status line arrived (a body cut short):
+  // axios's http adapter, when the connection dies (or its idle timeout fires) part-way through
+  // the body, attaches the response, its status a success, yet the body is lost.
   const transient =
     codes.some((code) => TRANSIENT_CODES.has(code)) ||
-    (failure.code === 'ERR_BAD_RESPONSE' && failure.message === BODY_ABORTED);
+    (failure.code === 'ERR_BAD_RESPONSE' && failure.message === 'stream has been aborted');
   if (failure.status !== undefined && !transient) return { kind: 'status', neverSent: false };
   return {
     kind: transient ? 'transient' : 'permanent',
