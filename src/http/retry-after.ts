@@ -22,8 +22,6 @@ export const serverWait = (ms: number | undefined, max = MAX_SERVER_WAIT_MS): nu
 export const decimal = (text: string | undefined): number | undefined =>
   /^\s*\d+(\.\d+)?\s*$/.test(text as string) ? Number(text) : undefined;
 
-const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
-
 // One of the three forms: IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT") or the obsolete RFC 850
 // form ("Sunday, 06-Nov-94 08:49:37 GMT"), groups 1-6: day, month, year, hour, minute, second
 // (`UTC` in place of `GMT` is not RFC 9110, but servers send it and it names the same clock: it
@@ -39,7 +37,7 @@ export function parseHttpDate(value: string | undefined, now: number): number | 
   const [day, month = '', year = '', ...clock] = m[1]
     ? m.slice(1, 7)
     : [m[8], m[7], m[12], m[9], m[10], m[11]];
-  const monthIndex = MONTHS.indexOf(month.toLowerCase()) / 3;
+  const monthIndex = 'janfebmaraprmayjunjulaugsepoctnovdec'.indexOf(month.toLowerCase()) / 3;
   const [d, h, min, s] = [day, ...clock].map(Number) as [number, number, number, number];
   // RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before.
   const thisYear = new Date(now).getUTCFullYear();
@@ -97,27 +95,21 @@ export function retryAfterMs(
 }
 
 /**
- * The headers a throttled response's wait is read from, in the order they are believed: the
- * milliseconds of OpenAI and Azure (their SDKs prefer them to `Retry-After`), then
- * `Retry-After` and its `X-RateLimit-` form.
- */
-const WAIT_HEADERS = [
-  'retry-after-ms',
-  'x-ms-retry-after-ms',
-  'retry-after',
-  'x-ratelimit-retry-after',
-];
-
-/**
- * The wait a response asks for, in milliseconds (unbounded, as `retryAfterMs`): the first of
- * `WAIT_HEADERS` that is valid; `undefined` when none is. `header` reads a header by its
- * lower-case name.
+ * The wait a response asks for, in milliseconds (unbounded, as `retryAfterMs`): the first valid
+ * of the headers it is read from, in the order they are believed: the milliseconds of OpenAI and
+ * Azure (their SDKs prefer them to `Retry-After`), then `Retry-After` and its `X-RateLimit-`
+ * form; `undefined` when none is. `header` reads a header by its lower-case name.
  */
 export function askedWaitMs(
   header: (name: string) => string | undefined,
   now: number,
 ): number | undefined {
-  for (const name of WAIT_HEADERS) {
+  for (const name of [
+    'retry-after-ms',
+    'x-ms-retry-after-ms',
+    'retry-after',
+    'x-ratelimit-retry-after',
+  ]) {
     const text = header(name);
     const ms = name.endsWith('ms') ? decimal(text) : retryAfterMs(text, header('date'), now);
     if (ms !== undefined) return ms;
