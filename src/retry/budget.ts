@@ -16,28 +16,26 @@ export interface RetryBudget {
   remaining(now: number): number;
 }
 
-const REQUESTS = 0;
-const RETRIES = 1;
-
 export function createRetryBudget(settings: RetryBudgetSettings): RetryBudget {
   const floor = (settings.minRetriesPerSecond * settings.windowMs) / 1000;
   // A count leaves the window between windowMs and 1.1 × windowMs after it was made, never
   // early, so no exact window holds more retries than the bound (a request may count up to a
-  // tenth of a window longer, in the retries' favour).
+  // tenth of a window longer, in the retries' favour). Two kinds of count, written as their
+  // numbers (a bundle keeps a named constant as a variable): 0 the requests, 1 the retries.
   const counts = createSlidingCounts(settings.windowMs, 2);
-  const allowed = (now: number): number => settings.ratio * counts.sum(now, REQUESTS) + floor;
+  const allowed = (now: number): number => settings.ratio * counts.sum(now, 0) + floor;
   return {
     recordRequest(now) {
-      counts.add(now, REQUESTS);
+      counts.add(now, 0);
     },
     tryWithdraw(now) {
-      if (counts.sum(now, RETRIES) + 1 > allowed(now)) return false;
-      counts.add(now, RETRIES);
+      if (counts.sum(now, 1) + 1 > allowed(now)) return false;
+      counts.add(now, 1);
       return true;
     },
     remaining(now) {
       const all = allowed(now);
-      return all > 0 ? Math.max(0, 1 - counts.sum(now, RETRIES) / all) : 0;
+      return all > 0 ? Math.max(0, 1 - counts.sum(now, 1) / all) : 0;
     },
   };
 }
