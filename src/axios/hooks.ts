@@ -5,13 +5,6 @@ import { ruled } from '../options/rules';
 import { now } from '../runtime/clock';
 import { setLongTimeout } from '../runtime/long-timer';
 
-const verdict = (value: unknown) =>
-  ruled(
-    'shouldRetry()',
-    [(v) => v === undefined || v === !!v, 'a boolean or undefined'],
-    value as boolean | undefined,
-  );
-
 /**
  * The answer of the caller's `shouldRetry`, if it has one: a promise, awaited within the call's
  * deadline (`undefined` once the deadline passes: the call then stops with `deadline`), that
@@ -35,7 +28,13 @@ export function askShouldRetry(
       Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
     })
       .finally(clear)
-      .then(verdict)
+      .then((verdict) =>
+        ruled(
+          'shouldRetry()',
+          [(v) => v === undefined || v === !!v, 'a boolean or undefined'],
+          verdict as boolean | undefined,
+        ),
+      )
   );
 }
 
