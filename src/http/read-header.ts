@@ -18,8 +18,9 @@ export function readHeader(headers: unknown, name: string): string | undefined {
  */
 export function headerReader(headers: unknown): (name: string) => string | undefined {
   const byName: Record<string, string> = {};
-  for (const [key, value] of Object.entries(headers ?? {})) {
-    if (value != null && value !== false) byName[key.toLowerCase()] ??= String(value);
+  // From the last to the first: the first spelling set is the one written last.
+  for (const [key, value] of Object.entries(headers ?? {}).reverse()) {
+    if (value != null && value !== false) byName[key.toLowerCase()] = String(value);
   }
   return (name) => byName[name];
 }
