@@ -62,15 +62,14 @@ export function settleAttempt(config: InternalAxiosRequestConfig | undefined): b
 }
 
 /** What an attempt cut by the deadline rejects with: a timeout, as axios reports its own. */
-export function deadlineError(failure: AxiosError, deadlineMs: number | undefined): AxiosError {
-  return new AxiosError(
+export const deadlineError = (failure: AxiosError, deadlineMs: number | undefined): AxiosError =>
+  new AxiosError(
     `deadline of ${deadlineMs}ms exceeded`,
     'ECONNABORTED',
     failure.config,
     failure.request,
     failure.response,
   );
-}
 
 /**
  * Lowers the attempt's axios `timeout` to the `leftMs` its deadline leaves: at least 1 ms (axios

@@ -39,13 +39,10 @@ export function askShouldRetry(
 }
 
 /** The caller's `retryDelay` for this retry, its answer checked, if it has one. */
-export function retryDelayOf(
+export const retryDelayOf = (
   { retryDelay }: ResolvedOptions,
   error: AxiosError,
   retryCount: number,
-): ((delayMs: number) => number) | undefined {
-  return (
-    retryDelay &&
-    ((delayMs) => ruled('retryDelay()', FINITE, retryDelay({ retryCount, error, delayMs })))
-  );
-}
+): ((delayMs: number) => number) | undefined =>
+  retryDelay &&
+  ((delayMs) => ruled('retryDelay()', FINITE, retryDelay({ retryCount, error, delayMs })));

@@ -34,12 +34,11 @@ export type Where = readonly [origin: string, route: string];
 
 const known = new Map<string, Where>();
 
-function parse(full: string): string {
-  return full
+const parse = (full: string): string =>
+  full
     .replace(AUTHORITY, '')
     .replace(/[?#].*/s, '')
     .split('/')
     .filter(Boolean)
     .map((segment) => (ID.test(segment) ? ':id' : segment))
     .join('/');
-}

@@ -137,15 +137,12 @@ export type ResolvedOptions = Readonly<
 >;
 
 /** A client-level option group: `false`, or its defaults overridden by what was given. */
-function group<T extends object>(
+const group = <T extends object>(
   given: object | false | undefined,
   schema: AnySchema,
   path: string,
-): T | false {
-  return given === false
-    ? false
-    : { ...defaultsOf<T>(schema), ...checked(given ?? {}, schema, path) };
-}
+): T | false =>
+  given === false ? false : { ...defaultsOf<T>(schema), ...checked(given ?? {}, schema, path) };
 
 const upperCase = (methods: readonly string[]): string[] => methods.map((m) => m.toUpperCase());
 

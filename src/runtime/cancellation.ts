@@ -36,10 +36,7 @@ export function cancellationOf(config: InternalAxiosRequestConfig): Interruption
 }
 
 /** The error axios itself rejects a canceled request with: the token's reason, or a CanceledError. */
-export function cancellationError(config: InternalAxiosRequestConfig): unknown {
+export const cancellationError = (config: InternalAxiosRequestConfig): unknown =>
+  (config.cancelToken as CancelTokenLike | undefined)?.reason ||
   // axios's typings give CanceledError AxiosError's parameters; its constructor is (message, config, request).
-  return (
-    (config.cancelToken as CancelTokenLike | undefined)?.reason ||
-    new (CanceledError as unknown as new (message: null, config: unknown) => Error)(null, config)
-  );
-}
+  new (CanceledError as unknown as new (message: null, config: unknown) => Error)(null, config);
