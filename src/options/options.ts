@@ -144,7 +144,13 @@ const group = <T extends object>(
 ): T | false =>
   given === false ? false : { ...defaultsOf<T>(schema), ...checked(given ?? {}, schema, path) };
 
-const upperCase = (methods: readonly string[]): string[] => methods.map((m) => m.toUpperCase());
+/** `options` with its `methods` in upper case. */
+const withUpperCaseMethods = <T extends { readonly methods: readonly string[] }>(
+  options: T,
+): T => ({
+  ...options,
+  methods: options.methods.map((m) => m.toUpperCase()),
+});
 
 /**
  * `random` as the code draws from it: a value outside [0, 1) (`NaN`, `Infinity`, `-1`) would
@@ -158,21 +164,19 @@ const checkedRandom =
 
 /** Fills in the defaults of options that were checked already. */
 function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
-  const options = { ...DEFAULT_OPTIONS, ...given };
+  const options = withUpperCaseMethods({ ...DEFAULT_OPTIONS, ...given });
   const key = options.idempotencyKey;
   return {
     ...options,
     random: given.random ? checkedRandom(given.random, path) : options.random,
-    methods: upperCase(options.methods),
     deadlineMs: options.deadlineMs === Infinity ? undefined : options.deadlineMs,
     idempotencyKey:
       key === true
         ? DEFAULT_IDEMPOTENCY_KEY
-        : key && {
-            ...DEFAULT_IDEMPOTENCY_KEY,
-            ...checked(key, KEY_SCHEMA, `${path}idempotencyKey.`),
-            methods: upperCase(key.methods ?? DEFAULT_IDEMPOTENCY_KEY.methods),
-          },
+        : key &&
+          withUpperCaseMethods(
+            group(key, KEY_SCHEMA, `${path}idempotencyKey.`) as ResolvedIdempotencyKey,
+          ),
   };
 }
 
