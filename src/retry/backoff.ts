@@ -4,11 +4,9 @@ export interface BackoffSettings {
 }
 
 /** The ceiling of retry `n` (1 for the first retry): `min(maxDelayMs, baseDelayMs * 2 ** (n - 1))`. */
-export function backoffCeiling(retryNumber: number, settings: BackoffSettings): number {
+export const backoffCeiling = (retryNumber: number, settings: BackoffSettings): number =>
   // 2 ** 1100 is Infinity, and Infinity * 0 is NaN: cap the exponent before it gets there.
-  const exponent = Math.min(retryNumber - 1, 1023);
-  return Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** exponent);
-}
+  Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** Math.min(retryNumber - 1, 1023));
 
 /**
  * Full jitter: a delay drawn uniformly over `[0, ceiling)`, so clients that failed together
