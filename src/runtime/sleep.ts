@@ -28,9 +28,8 @@ export interface SleepOptions {
  */
 export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const unsubscribes: Array<() => void> = [];
+    // Clears the timer and removes every listener.
     const release = (): void => {
-      clear();
       for (const unsubscribe of unsubscribes) unsubscribe();
     };
     // The time being up (or a wake) and onSet's outcome: the wait resolves once both are done.
@@ -47,7 +46,7 @@ export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOption
       done();
     };
     // Timers may fire on the whole millisecond below a fractional delay: round up, never wake early.
-    const clear = setLongTimeout(timeUp, Math.ceil(ms));
+    const unsubscribes = [setLongTimeout(timeUp, Math.ceil(ms))];
     const fail = (error: unknown): void => {
       release();
       reject(error);
