@@ -26,13 +26,14 @@ export const decimal = (text: string | undefined): number | undefined =>
 // form ("Sunday, 06-Nov-94 08:49:37 GMT"), groups 1-6: day, month, year, hour, minute, second
 // (`UTC` in place of `GMT` is not RFC 9110, but servers send it and it names the same clock: it
 // is accepted); or the obsolete asctime form ("Sun Nov  6 08:49:37 1994"), groups 7-12: month,
-// day, hour, minute, second, year.
+// day, hour, minute, second, year. White space around it is ignored.
 const HTTP_DATE =
-  /^(?:[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)|[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4}))$/i;
+  /^\s*(?:[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)|[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4}))\s*$/i;
 
 /** Parses an HTTP-date (RFC 9110 §5.6.7, any of its three forms) to epoch milliseconds. */
 export function parseHttpDate(value: string | undefined, now: number): number | undefined {
-  const m = HTTP_DATE.exec((value ?? '').trim());
+  // (No value is tested as the text "undefined": no date.)
+  const m = HTTP_DATE.exec(value as string);
   if (!m) return undefined;
   const [day, month = '', year = '', ...clock] = m[1]
     ? m.slice(1, 7)
