@@ -35,9 +35,9 @@ export function parseHttpDate(value: string | undefined, now: number): number | 
   // (No value is tested as the text "undefined": no date.)
   const m = HTTP_DATE.exec(value as string);
   if (!m) return undefined;
-  const [day, month = '', year = '', ...clock] = m[1]
-    ? m.slice(1, 7)
-    : [m[8], m[7], m[12], m[9], m[10], m[11]];
+  const [day, month, year, ...clock] = (
+    m[1] ? m.slice(1, 7) : [m[8], m[7], m[12], m[9], m[10], m[11]]
+  ) as [string, string, string, ...string[]];
   const monthIndex = 'janfebmaraprmayjunjulaugsepoctnovdec'.indexOf(month.toLowerCase()) / 3;
   const [d, h, min, s] = [day, ...clock].map(Number) as [number, number, number, number];
   // RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before.
