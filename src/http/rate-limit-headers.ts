@@ -112,10 +112,12 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
     decimal(/(?:;\s*q=|^)(\d+)/.exec(policy)?.[1]);
   const period = decimal(/;\s*w=(\d+)/.exec(policy)?.[1]);
   let bucket: string | undefined;
-  const serverNow = (): number => serverNowOf(header('date'), now, true);
   for (const [names, id = '', resets = 'reset'] of DIALECTS) {
     const read = (word: string): string | undefined => header(names.replace('*', word));
-    const ms = serverWait(resetOf(read(resets), serverNow), Infinity);
+    const ms = serverWait(
+      resetOf(read(resets), () => serverNowOf(header('date'), now, true)),
+      Infinity,
+    );
     const r = count(read('remaining'));
     const quota = count(read('limit'));
     if ((r as number) < (remaining ?? Infinity)) [remaining, resetMs, limit] = [r, ms, quota];
