@@ -243,6 +243,9 @@ export interface Answered {
   readonly answeredAtMs: number;
   /** Until when (virtual ms) its `Retry-After` asked the caller to wait. */
   readonly retryAfterUntilMs?: number | undefined;
+  /** What was asked and answered (for a trace of a case). */
+  readonly path: string;
+  readonly answer: ServerOutcome;
 }
 
 /** The model of `spec` over `routes` routes; `onAnswer` hears of every answer. */
@@ -268,6 +271,8 @@ export function familyServer(
         arrivedAtMs,
         answeredAtMs: virtualNow(),
         retryAfterUntilMs: retryAfterUntil(answer),
+        path: request.path,
+        answer,
       });
       return answer;
     },
