@@ -133,6 +133,39 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(on.completionMs).toBeLessThan(1.1 * 8000);
   });
 
+  it('a sliding window of 4 a second whose successes say how many are left is not paced below it once they say some are (seed 1126)', async () => {
+    // Two at a time, draft-8 headers, a 503 with a wait past the quota, random 429s (7 %). Paced
+    // at 4 a second, a send a moment early met the 503 and a second's hold, each window: the job
+    // took 17 s where off took 9.7 s. A success sent after the pace was set that says quota is
+    // left beyond the requests in flight ends the pace.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'sliding', rate: 4, windowMs: 1000, burst: 1, aligned: true },
+        mount: 'prefix',
+        status: 503,
+        headers: 'draft-8',
+        noise: { ratio: 0.07, status: 429 },
+        latency: { baseMs: 2, tailMs: 103, tailRatio: 0.01 },
+        seed: 2147483627,
+      },
+      workload: {
+        ...workload,
+        jobs: 39,
+        concurrency: 2,
+        ids: false,
+        store: true,
+        retries: 5,
+        deadlineMs: 30_000,
+        timeoutMs: 1000,
+        seed: 4,
+      },
+    };
+    const { violations, on, off } = await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.completionMs).toBeLessThanOrEqual(off.completionMs * 1.1);
+  });
+
   it('a token bucket that says none remain, reset "1", and no period: its rate is searched, not taken for its burst a second (seed 1853)', async () => {
     // X-RateLimit-Limit is the bucket (17), the reset the next token rounded up to a second:
     // read as 17 a second and climbing 5 % a second, the job took 1.9 s where off took 1.1 s.

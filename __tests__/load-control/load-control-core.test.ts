@@ -249,6 +249,52 @@ describe('createLoadControl: throttle signals', () => {
     expect(passOf(c.admit(O, 0, Infinity)).at).toBe(0);
   });
 
+  /** Paces the origin: a 429 after 10 successes, then two sends past its one-second wait. */
+  function paced(c: ReturnType<typeof control>): void {
+    for (let i = 0; i < 10; i++) attempt(c, 0, false);
+    const { pass } = passOf(c.admit(O, 0, Infinity));
+    c.settle(pass, 0, { failed: true, status: 429, waitMs: 1000 });
+    const [first, second] = [1000, 1000].map((now) => passOf(c.admit(O, now, Infinity)));
+    expect(second?.at).toBeGreaterThan(1000); // paced
+    for (const sent of [first, second]) c.settle(sent!.pass, 1500, { failed: false });
+  }
+
+  // Issue 21: a token bucket that announced "2 per 10 s" paced a job at that for 2 s where off
+  // took 39 ms, while each paced success said a token was left (seed 1829).
+  it('ends the pace when a success sent after it says quota is left beyond the requests in flight', () => {
+    const c = control({ circuitBreaker: false });
+    paced(c);
+    const { pass } = passOf(c.admit(O, 2000, Infinity));
+    c.settle(pass, 2000, { failed: false, status: 200, rateLimit: { remaining: 1, limit: 2 } });
+    expect(passOf(c.admit(O, 2000, Infinity)).at).toBe(2000);
+    expect(passOf(c.admit(O, 2000, Infinity)).at).toBe(2000);
+  });
+
+  it('keeps the pace when nothing is left beyond the requests in flight', () => {
+    const c = control({ circuitBreaker: false });
+    paced(c);
+    const passes = [0, 1].map(() => passOf(c.admit(O, 3000, Infinity)).pass);
+    // One left, and one more still in flight to spend it.
+    c.settle(passes[0] as Pass, 3000, {
+      failed: false,
+      status: 200,
+      rateLimit: { remaining: 1 },
+    });
+    expect(passOf(c.admit(O, 3000, Infinity)).at).toBeGreaterThan(3000);
+  });
+
+  it('keeps the pace while others are seen to spend the quota (more spent than this client used)', () => {
+    const c = control({ circuitBreaker: false });
+    paced(c);
+    const others = passOf(c.admit(O, 2000, Infinity)).pass;
+    // 50 of the quota spent, where this client sent a dozen: other clients share it.
+    c.settle(others, 2000, { failed: false, status: 200, rateLimit: { remaining: 0, limit: 50 } });
+    // A window later, 49 left: each client's share looks slow at every window's start.
+    const { pass } = passOf(c.admit(O, 3000, Infinity));
+    c.settle(pass, 3000, { failed: false, status: 200, rateLimit: { remaining: 49, limit: 50 } });
+    expect(passOf(c.admit(O, 3000, Infinity)).at).toBeGreaterThan(3000);
+  });
+
   it('a 429 that says the quota is spent with no reset is one with no wait: held a second after the burst', () => {
     const c = control({ circuitBreaker: false });
     const { pass } = passOf(c.admit(O, 0, Infinity));

@@ -274,6 +274,32 @@ describe('createPacer', () => {
     expect(p.paced).toBe(false);
   });
 
+  // Issue 21: the server's count of what is left is the client's evidence against a rate it
+  // guessed (load-control.ts tells the pacer so when a success says quota is left).
+  it('room: a success sent after the pace was set ends it', () => {
+    const p = pacer();
+    throttle(p, 0, counts(10), 0, 'limit'); // paced at 10 a second, decided at 0
+    expect(p.paced).toBe(true);
+    p.room(500, 100);
+    expect(p.paced).toBe(false);
+    expect(slots(p, 500, 3)).toEqual([500, 500, 500]);
+  });
+
+  it('room: a success sent before the pace was set is old news, and keeps it', () => {
+    const p = pacer();
+    throttle(p, 100, counts(10), 0, 'limit');
+    p.room(500, 50);
+    expect(p.paced).toBe(true);
+  });
+
+  it('room: a hold ends only by its probe, not by a success sent before it began', () => {
+    const p = pacer();
+    throttle(p, 0, counts(10), 3000, 'quota'); // held until 3000
+    p.room(500, 0);
+    expect(p.holdUntil).toBe(3000);
+    expect(p.reserve(500, Infinity)).toBeGreaterThanOrEqual(3000);
+  });
+
   it('never sends faster than the rate it holds (property)', () => {
     fc.assert(
       fc.property(

@@ -252,6 +252,25 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
         }
       }
     }
+    // A success that says quota is left beyond the requests in flight ends a pace set before it
+    // was sent: the server's count is the client's evidence against a rate it guessed (a policy
+    // announced for a bucket that refills in milliseconds, a burst that measured too little).
+    // Not while others are seen to spend the quota (the server counting more of it spent than
+    // this client's successes over the last second and requests in flight) within
+    // `healthyAfterMs`: each client's share would look slow at every window's start.
+    const { rateLimit } = ending;
+    if (ending.result !== 'success' || !rateLimit) return;
+    const { remaining = 0, limit = 0 } = rateLimit;
+    for (const scope of [o, r]) {
+      const { inFlight } = scope;
+      if (limit - remaining > scope.window.counts(now).successes + inFlight) scope.sharedAt = now;
+      else if (
+        remaining > inFlight &&
+        !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
+      ) {
+        pacerChange(scope, now, (pacer) => pacer.room(now, ending.sentAt));
+      }
+    }
     return;
   }
   let paced = own;

@@ -42,6 +42,11 @@ export interface Pacer {
   /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
   endHold(now: number): void;
   /**
+   * A success sent at `sentAt` said quota is left: a pace set before it was sent is over (a hold
+   * ends only by its probe).
+   */
+  room(now: number, sentAt: number): void;
+  /**
    * A breaker closed: release at the rate the scope handled before it failed, ramping up to
    * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
    */
@@ -419,6 +424,10 @@ export function createPacer(
       if (state.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, settings, now)),
+    room(now, sentAt) {
+      const { base, heldAt, decidedAt, holdUntil } = state;
+      if (base && sentAt >= Math.max(heldAt, decidedAt) && holdUntil <= now) this.endHold(now);
+    },
     release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
   };
 }

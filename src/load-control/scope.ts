@@ -42,6 +42,11 @@ export interface Scope {
   readonly slotWaiters: WaitQueue;
   /** Origins only: the quotas (ids the headers name) and the route each was first announced on. */
   quotas?: Map<string, string>;
+  /**
+   * When a success last said that other clients spend the scope's quota too: the server counted
+   * more of it spent than this client's successes and requests in flight (load-control.ts).
+   */
+  sharedAt?: number;
   /** Origins only: the route that was last throttled, and when. */
   lastThrottle?: { readonly route: string; readonly at: number } | undefined;
   /** The pass of every plain attempt (made once: the success path allocates none). */
