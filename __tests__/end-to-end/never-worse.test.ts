@@ -166,6 +166,40 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(on.completionMs).toBeLessThanOrEqual(off.completionMs * 1.1);
   });
 
+  it('a leaky bucket whose 503 says Retry-After as an HTTP date (two seconds at most) is searched for its rate, not paced at what it served before (seed 1814)', async () => {
+    // 8 a second with a burst of 2, seven calls at a time. The date names the second after the
+    // one the wait ends in: read as a period of two seconds, the rate was taken for 2 a second
+    // from the burst's successes, and the job took 5 s where off took 4.1 s.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'leaky', rate: 8, windowMs: 1000, burst: 2, aligned: false },
+        mount: 'prefix',
+        status: 503,
+        headers: 'retry-after-date',
+        policy: true,
+        latency: { baseMs: 39, tailMs: 923, tailRatio: 0 },
+        seed: 28747950,
+      },
+      workload: {
+        ...workload,
+        jobs: 13,
+        concurrency: 7,
+        callsPerJob: 5,
+        routes: 2,
+        ids: false,
+        store: true,
+        retries: 2,
+        deadlineMs: 5000,
+        timeoutMs: 1000,
+        seed: 1491519711,
+      },
+    };
+    const { violations, on, off } = await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.completionMs).toBeLessThanOrEqual(off.completionMs * 1.1);
+  });
+
   it('a token bucket that says none remain, reset "1", and no period: its rate is searched, not taken for its burst a second (seed 1853)', async () => {
     // X-RateLimit-Limit is the bucket (17), the reset the next token rounded up to a second:
     // read as 17 a second and climbing 5 % a second, the job took 1.9 s where off took 1.1 s.

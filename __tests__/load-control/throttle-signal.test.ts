@@ -126,7 +126,9 @@ describe('throttleSignal: statuses', () => {
   it.each([
     ['a wait of a second after 3 successes', 1000, 3, true],
     ['a wait of a second after 4 successes', 1000, 4, false],
-    ['a wait of two seconds after 3 successes', 2000, 3, false],
+    // An HTTP date's wait: whole seconds, to the second after the one it ends in (issue 21).
+    ['a wait of two seconds after 3 successes', 2000, 3, true],
+    ['a wait of over two seconds after 3 successes', 2001, 3, false],
   ])('searches the rate of a limit with %s', (_name, waitMs, successes, search) => {
     // A bucket a few deep that refills in milliseconds refuses a burst for a rounded second.
     const signal = throttleSignal({ status: 429, waitMs, sentAt: 0 }, scope(counts(successes)), 0);

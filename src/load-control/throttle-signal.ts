@@ -85,15 +85,16 @@ export function throttleSignal(
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
-    // A wait at the one-second floor after fewer successes than MIN_REFUSED names no period
+    // A wait of two seconds at most after fewer successes than MIN_REFUSED names no period
     // either: a bucket a few deep that refills in milliseconds refuses a burst for a rounded
-    // second. (With no wait, the rate is searched anyway.)
+    // second, and an HTTP date, whole seconds too, names the second after the one the wait ends
+    // in. (With no wait, the rate is searched anyway.)
     return {
       kind: 'limit',
       waitMs,
       quotaPerSecond: floor,
       sentAt,
-      searchRate: (waitMs ?? 0) <= 1000 && successes < MIN_REFUSED,
+      searchRate: (waitMs ?? 0) <= 2000 && successes < MIN_REFUSED,
       unanswered: scope.inFlight,
     };
   }
