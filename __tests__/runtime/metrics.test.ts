@@ -73,7 +73,8 @@ describe('metrics on node:diagnostics_channel', () => {
   withChannels('publishes pacing changes: the rate learned and the hold', async () => {
     const pacing = listen('pacing');
     const { client, mock } = mockClient({ retries: 0 });
-    mock.onGet('/items').reply(200);
+    // Successes that say quota is left, of a scope that is not paced, change nothing.
+    mock.onGet('/items').reply(200, '', { 'ratelimit-remaining': '50' });
     for (let i = 0; i < 10; i++) await settle(client.get('/items'));
     expect(pacing).toEqual([]);
     mock.onGet('/items').reply(429, '', { 'retry-after': '2' });

@@ -266,6 +266,7 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
       if (limit - remaining > scope.window.counts(now).successes + inFlight) scope.sharedAt = now;
       else if (
         remaining > inFlight &&
+        scope.pacer.paced &&
         !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
       ) {
         pacerChange(scope, now, (pacer) => pacer.room(now, ending.sentAt));
