@@ -123,7 +123,7 @@ describe('createLoadControl', () => {
   it('tells an attempt that waited for its slot not to go once the breaker has opened', () => {
     const c = control();
     attempt(c, 0, false);
-    for (let i = 0; i < 4; i++) attempt(c, 0, true, 429); // a burst mostly refused
+    for (let i = 0; i < 6; i++) attempt(c, 0, true, 429); // a burst mostly refused
     const later = passOf(c.admit(O, 0, Infinity));
     const waiting = passOf(c.admit(O, 0, Infinity));
     expect(waiting.at).toBeGreaterThan(0);
@@ -390,7 +390,7 @@ describe('createLoadControl: throttle signals', () => {
     const c = control();
     attempt(c, 0, false);
     // A burst mostly refused: held until a second after it.
-    for (let i = 0; i < 4; i++) attempt(c, 0, true, 429);
+    for (let i = 0; i < 6; i++) attempt(c, 0, true, 429);
     expect(c.admit(O, 0, 500)).toEqual({ late: true });
   });
 });

@@ -77,8 +77,8 @@ describe('createPacer', () => {
 
   it('a 429 with no wait, the burst mostly refused: holds until a second after the burst began, and measures over a second', () => {
     const p = pacer();
-    // 20 accepted in the 40 ms since the first request, 40 refused: a quota of 20 per second, spent.
-    throttle(p, 40, counts(20, 0, 40, 40), undefined, 'limit');
+    // 20 accepted in the 40 ms since the first request, 60 refused: a quota of 20 per second, spent.
+    throttle(p, 40, counts(20, 0, 40, 60), undefined, 'limit');
     const [first, second] = slots(p, 40, 2);
     expect(first).toBe(1000);
     // 20 a second, ramping from there (no wait was said: a slow start searches for the rate).
@@ -152,13 +152,16 @@ describe('createPacer', () => {
     // One in three refused is no evidence (a random share may be as high)…
     throttle(p, 500, counts(8, 0, 1000, 4), undefined, 'limit');
     expect(p.paced).toBe(false);
-    // Nor is two in three of the answers while more of the burst is still in flight than was
-    // refused (random 429s, read in turn, may begin so: seed 574).
-    const limit = { kind: 'limit', sentAt: 500 } as const;
-    p.throttle(500, counts(1, 0, 0, 4), { ...limit, unanswered: 34 }, false);
+    // …nor two in three of six: 30 % random 429s meet that in one case in fifteen (issue 21)…
+    throttle(p, 500, counts(2, 0, 1000, 4), undefined, 'limit');
     expect(p.paced).toBe(false);
-    // …two in three, of four at least, are: a burst that spent a limiter.
-    p.throttle(500, counts(2, 0, 1000, 4), { ...limit, unanswered: 0 }, false);
+    // …nor three in four while more of the burst is still in flight than was refused (random
+    // 429s, read in turn, may begin so: seed 574).
+    const limit = { kind: 'limit', sentAt: 500 } as const;
+    p.throttle(500, counts(2, 0, 0, 6), { ...limit, unanswered: 34 }, false);
+    expect(p.paced).toBe(false);
+    // Three in four, of six at least, are: a burst that spent a limiter.
+    p.throttle(500, counts(2, 0, 1000, 6), { ...limit, unanswered: 0 }, false);
     expect(p.paced).toBe(true);
   });
 
@@ -219,7 +222,7 @@ describe('createPacer', () => {
 
   it('counts healthyAfterMs from the last signal', () => {
     const p = pacer();
-    throttle(p, 1000, counts(10, 0, 1000, 20), undefined, 'limit');
+    throttle(p, 1000, counts(10, 0, 1000, 30), undefined, 'limit');
     expect(p.reserve(5999, Infinity)).toBe(5999);
     expect(p.paced).toBe(true);
     expect(p.reserve(6000, Infinity)).toBe(6000);

@@ -204,12 +204,13 @@ function throttled(
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
-  // scope's window mostly refused (two in three, four at least, no fewer than still in flight: a
-  // burst that spent nginx's limiter, not random 429s read in turn), a paced one's not rare among
-  // its successes. Else the call's own backoff retries it, as with load control off.
+  // scope's window mostly refused (three in four, six at least, no fewer than still in flight: a
+  // burst that spent nginx's limiter, not random 429s read in turn, of which up to 30 % met four
+  // refusals in six, two in three, one case in fifteen), a paced one's not rare among its
+  // successes. Else the call's own backoff retries it, as with load control off.
   const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
   const { successes, throttled, failures } = counts;
-  const refused = throttled >= Math.max(MIN_REFUSED, 2 * successes, signal.unanswered ?? 0);
+  const refused = throttled >= Math.max(6, 3 * successes, signal.unanswered ?? 0);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
