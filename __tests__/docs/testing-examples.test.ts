@@ -15,6 +15,10 @@ afterEach(async () => {
   await server?.stop();
   server = undefined;
 });
+// nock patches Node's http module on import; left patched, the next test file in this worker
+// reaches its torn-down interceptor (Jest's JEST-01 DeprecationWarning, "'emitter' property was
+// accessed on [ClientRequestInterceptor] after it was soft deleted").
+afterAll(() => nock.restore());
 
 /** A loopback server that answers 503 to the first `failures` requests, then 200. */
 async function flaky(failures: number): Promise<LoopbackServer> {
