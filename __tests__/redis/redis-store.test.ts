@@ -273,5 +273,9 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
     expect(() => createRedisStore(admin.client, { stateTtlMs: 10 })).toThrow(
       /`stateTtlMs` must be an integer in \[1000, ∞\); got 10/,
     );
+    // A misspelt option is named, not ignored (issue 25: the client and retryLayer did so).
+    expect(() => createRedisStore(admin.client, { prefx: 'app' } as never)).toThrow(
+      /unknown option `prefx`/,
+    );
   });
 });

@@ -22,7 +22,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LoadControlStore } from '../contract/store';
-import { ruled } from '../options/rules';
+import { optionError, ruled } from '../options/rules';
 import { connectionOf, type RedisClient } from './client';
 import { REDIS_SCHEMA } from './options';
 import { startPresence } from './presence';
@@ -59,6 +59,10 @@ export interface RedisStore extends LoadControlStore {
 
 function settingsOf(options: RedisStoreOptions = {}): Required<RedisStoreOptions> {
   const settings: Record<string, unknown> = {};
+  // An option it does not know is a misspelt one, not one to ignore.
+  for (const name in options) {
+    if (!(name in REDIS_SCHEMA)) throw optionError(`unknown option \`${name}\``);
+  }
   for (const [name, rule] of Object.entries(REDIS_SCHEMA)) {
     const value = options[name as keyof RedisStoreOptions];
     settings[name] = value === undefined ? rule[2] : ruled(name, rule, value);

@@ -10,8 +10,6 @@ import { HEARTBEAT, type Link, UNANSWERED } from './scripts';
 const HEARTBEAT_MS = 1000;
 /** A client not heard of for this long has gone (three beats missed). */
 const STALE_MS = 3000;
-/** Clock samples are chosen among those of this last while (the clocks drift apart slowly). */
-const CLOCK_WINDOW_MS = 30_000;
 
 export interface Presence {
   /**
@@ -66,7 +64,8 @@ export function startPresence(link: Link, setKey: string, client: string): Prese
     count = Math.max(1, answer.clients);
     // The server read its clock at about the middle of the round trip.
     const sample = { offset: answer.serverMs - (sent + received) / 2, roundTrip: received - sent };
-    samples = samples.filter(({ at }) => received - at < CLOCK_WINDOW_MS);
+    // Clock samples are chosen among those of the last 30 s (the clocks drift apart slowly).
+    samples = samples.filter(({ at }) => received - at < 30_000);
     samples.push({ ...sample, at: received });
   };
 
