@@ -85,10 +85,9 @@ export function throttleSignal(
   }
   const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
-    // A wait of two seconds at most after fewer successes than MIN_REFUSED names no period
-    // either: a bucket a few deep that refills in milliseconds refuses a burst for a rounded
-    // second, and an HTTP date, whole seconds too, names the second after the one the wait ends
-    // in. (With no wait, the rate is searched anyway.)
+    // A wait of two seconds at most (an HTTP date names the second after the one it ends in)
+    // after fewer successes than MIN_REFUSED names no period either: a bucket a few deep that
+    // refills in milliseconds refuses a burst for a rounded second. (No wait: searched anyway.)
     return {
       kind: 'limit',
       waitMs,
