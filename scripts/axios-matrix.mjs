@@ -3,6 +3,7 @@
 // Pass versions to try others: `node scripts/axios-matrix.mjs 1.0.0 1.2.0 1.6.0`.
 import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { jestSummary } from './lib/jest-summary.mjs';
 import { createReport } from './lib/report.mjs';
 import { makeTempDir, run, tail } from './lib/run.mjs';
 
@@ -17,22 +18,6 @@ function oldestClaimed() {
   const lowest = /\d+\.\d+\.\d+/.exec(range);
   if (!lowest) throw new Error(`cannot read the lowest version of the peer range "${range}"`);
   return lowest[0];
-}
-
-// What failed (each test's title, the first line of its error and the line of the test that
-// failed, from jest's code frame) and the final counts.
-function jestSummary(output) {
-  const lines = output.split('\n').map((line) => line.trim());
-  const failures = [];
-  lines.forEach((line, index) => {
-    if (!line.startsWith('●')) return;
-    const after = lines.slice(index + 1, index + 80);
-    const reason = after.find((next) => next !== '');
-    const at = after.find((next) => /^> \d+ \|/.test(next));
-    failures.push(`${line}\n        ${reason ?? ''}${at ? `\n        ${at}` : ''}`);
-  });
-  const counts = lines.filter((line) => /^(Tests|Test Suites):/.test(line));
-  return [...new Set(failures)].slice(0, 12).concat(counts);
 }
 
 const versions = process.argv.length > 2 ? process.argv.slice(2) : [oldestClaimed(), '1'];

@@ -5,6 +5,7 @@
 // `node scripts/node-matrix.mjs 18 26`.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { jestSummary } from './lib/jest-summary.mjs';
 import { createReport } from './lib/report.mjs';
 import { run, tail } from './lib/run.mjs';
 
@@ -25,16 +26,6 @@ function installNode(major) {
   ]);
   const bin = join(prefix, 'node_modules', binaryPackage, 'bin', 'node');
   return { install, bin: install.ok && existsSync(bin) ? bin : undefined };
-}
-
-// The final counts and what failed (each test's title and the first line of its error).
-function jestSummary(output) {
-  const lines = output.split('\n').map((line) => line.trim());
-  const failures = lines
-    .filter((line) => line.startsWith('●') && line !== '● Console')
-    .slice(0, 12);
-  const counts = lines.filter((line) => /^(Tests|Test Suites):/.test(line));
-  return [...new Set(failures)].concat(counts);
 }
 
 const majors = process.argv.length > 2 ? process.argv.slice(2) : ['18', '22', '24'];
