@@ -4,7 +4,7 @@
 // bench/sim/differential.ts). The long run is `npm run bench -- never-worse`.
 import fc from 'fast-check';
 import { caseArbitrary, openClassOf } from '../../bench/sim/cases';
-import { type Case, type Invariant, runCase } from '../../bench/sim/differential';
+import { type Case, type Invariant, runCase, runMode } from '../../bench/sim/differential';
 import type { ServerSpec } from '../../bench/sim/server-family';
 
 const plain: ServerSpec = {
@@ -138,6 +138,26 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect(on.jobsOk).toBe(400);
     // The ideal is 8 s (400 calls at 50 a second).
     expect(on.completionMs).toBeLessThan(1.1 * 8000);
+  });
+
+  it('eight clients on one key with no store, against a window that says only Retry-After, answers in 2 ms: every call done within 1.1× the ideal time', async () => {
+    // Found by a scratch app (8 forked workers against a plain node:http window: 1.50-1.79×) and
+    // the shared-limit benchmark, not the search: each client's rate climbed in proportion to
+    // itself, so one cut to 1 a second stayed there, and its last calls waited on slots reserved
+    // at that rate: 24.5 s here. The climb's step, the same for every client, closes the gap.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'fixed', rate: 50, windowMs: 1000, burst: 0, aligned: true },
+        headers: 'retry-after',
+        latency: { baseMs: 2, tailMs: 100, tailRatio: 0 },
+      },
+      workload: { ...workload, jobs: 1000, concurrency: 160, clients: 8 },
+    };
+    const on = await runMode(c, 'on');
+    expect(on.jobsOk).toBe(1000);
+    // The ideal is 20 s (1 000 calls at 50 a second); issue 21 asks 1.2×, and it takes 1.05×.
+    expect(on.completionMs).toBeLessThan(1.1 * 20_000);
   });
 
   it('a sliding window of 4 a second whose successes say how many are left is not paced below it once they say some are (seed 1126)', async () => {

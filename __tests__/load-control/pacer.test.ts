@@ -26,7 +26,8 @@ function throttle(
   quotaPerSecond?: number,
   sentAt = now,
 ): void {
-  p.throttle(now, c, { kind, waitMs, quotaPerSecond, sentAt }, false);
+  // A quota given is one the headers announced (`announced`), as `throttleSignal` says it.
+  p.throttle(now, c, { kind, waitMs, quotaPerSecond, announced: quotaPerSecond, sentAt }, false);
 }
 
 /** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
@@ -50,9 +51,11 @@ describe('createPacer', () => {
     throttle(p, 1100, counts(6), 1000, 'limit', undefined, 1100); // a cut, to 7 a second
     const cut = p.rate(1100) as number;
     expect(cut).toBeLessThan(8);
-    // Sent 50 ms after the cut: old news. It says 6 were accepted, and that the quota is 50.
+    // Sent 50 ms after the cut: old news. It says 6 were accepted, and that the quota is 50:
+    // the rate is where the climb from the cut took it in 0.1 s (5 % of itself and one request a
+    // second, per second), not the quota.
     throttle(p, 1200, counts(6), 20, 'quota', 50, 1150);
-    expect(p.rate(1200)).toBeLessThan(cut * 1.01);
+    expect(p.rate(1200)).toBeCloseTo(cut * (1 + 0.05 * 0.1) + 0.1, 6);
   });
 
   it('after a 429 with a wait, spaces sends at the rate the origin accepted over the window', () => {
@@ -194,16 +197,17 @@ describe('createPacer', () => {
     expect((b as number) - 200).toBeLessThanOrEqual(100); // at least 10 per second: not cut
   });
 
-  it('climbs by growthPerSecond of its rate each second once a throttle was met while paced', () => {
+  it('climbs by growthPerSecond of its rate and by one request a second, each second, once a throttle was met while paced', () => {
     const p = pacer();
     throttle(p, 0, counts(100), 0, 'limit'); // a wait was said: no slow start
     expect(p.reserve(0, Infinity)).toBe(0);
-    // At 2 s the rate is 110 per second: the slot after one taken then is 1000 / 110 ms later.
+    // At 2 s the rate is 100 × 1.1 + 2 = 112 per second: the slot after one taken then is
+    // 1000 / 112 ms later.
     expect(p.reserve(2000, Infinity)).toBe(2000);
-    expect(p.reserve(2000, Infinity)).toBeCloseTo(2000 + 1000 / 110, 6);
+    expect(p.reserve(2000, Infinity)).toBeCloseTo(2000 + 1000 / 112, 6);
     // Slots handed out far ahead are spaced at the rate of now, not of when they come.
     const ahead = Array.from({ length: 300 }, () => p.reserve(2000, Infinity));
-    expect((ahead[299] as number) - (ahead[298] as number)).toBeCloseTo(1000 / 110, 6);
+    expect((ahead[299] as number) - (ahead[298] as number)).toBeCloseTo(1000 / 112, 6);
     // No ceiling: throttles that accepted more than the pace (they keep it paced, cut nothing)
     // let it climb past twice where it started.
     for (let t = 4990; t <= 4 * 4990; t += 4990) throttle(p, t, counts(10_000), 0, 'limit');
@@ -212,10 +216,28 @@ describe('createPacer', () => {
     expect(1000 / (p.reserve(t, Infinity) - t)).toBeGreaterThan(2 * 100);
   });
 
+  // Issue 21: eight clients on one key with no store each climbed in proportion to their own
+  // rate, so one cut low stayed low (1.89× the ideal time); the step is the same for every client.
+  it('climbs by the step only when no quota was announced: clients cut to different rates close the gap', () => {
+    const low = pacer();
+    const high = pacer();
+    throttle(low, 0, counts(2), 0, 'limit');
+    throttle(high, 0, counts(20), 0, 'limit');
+    const gap = (t: number) => (high.rate(t) as number) - (low.rate(t) as number);
+    // At 4 s the step has added the same 4 a second to both (the gap is the proportional
+    // climb's, 18 × 1.2), so the ratio of the two rates falls from 10 to 28 / 6.4.
+    expect(gap(4000)).toBeCloseTo(18 * 1.2, 6);
+    expect((high.rate(4000) as number) / (low.rate(4000) as number)).toBeCloseTo(28 / 6.4, 6);
+    // A quota the headers announce: the climb is in proportion only.
+    const said = pacer();
+    throttle(said, 0, counts(20), 0, 'limit', 20);
+    expect(said.rate(4000)).toBeCloseTo(20 * 1.2, 6);
+  });
+
   it('returns to unpaced after healthyAfterMs with no signal', () => {
     const p = pacer();
     throttle(p, 0, counts(10), 0, 'limit');
-    expect(slots(p, 4999, 2)).toEqual([4999, 5079]); // 10 per second, climbed by 25%
+    expect(slots(p, 4999, 2)).toEqual([4999, 5056]); // 10 per second, climbed to 10 × 1.25 + 5
     expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
     expect(p.paced).toBe(false);
   });
@@ -395,6 +417,7 @@ describe('createPacer: a quota whose period was not said', () => {
       kind: 'quota',
       waitMs: 100,
       quotaPerSecond: 10,
+      announced: 10,
       sentAt: 0,
       searchRate: search,
     } as const;

@@ -3,7 +3,7 @@ import type { RateLimit } from '../http/rate-limit-headers';
 import { DEFAULT_PACING } from '../options/options';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import type { AttemptResult } from './outcome-window';
-import type { PacingSettings } from './pacer';
+import { isBare, type PacingSettings } from './pacer';
 import {
   adopt,
   type Counted,
@@ -277,8 +277,8 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   let paced = own;
   // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
   // may answer any route so at random): it goes to the origin only if the origin is paced.
-  const bare = signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
-  const originWide = own === r && (bare ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
+  const originWide =
+    own === r && (isBare(signal) ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
   if (originWide) {
     paced = o;
     // A signal came with a result (see above).

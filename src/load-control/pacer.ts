@@ -10,8 +10,8 @@ export type { PacingSettings };
  * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
  * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
  * quarter second (slow start: what a burst measured may be far below what the server drains); after
- * one, it climbs by `growthPerSecond` of itself per second, without a ceiling, until the next
- * signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
+ * one, it climbs by `growthPerSecond` of itself per second, and by a request a second per second
+ * when no quota was announced, without a ceiling, until the next signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
  * unpaced.
  */
 export interface Pacer {
@@ -71,6 +71,8 @@ export interface ThrottleSignal {
    * learned. None for a quota that others spend too (`throttleSignal`).
    */
   readonly quotaPerSecond?: number | undefined;
+  /** The quota per second the headers announce, a floor or not: with one, the climb has no step. */
+  readonly announced?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
   /**
@@ -82,6 +84,10 @@ export interface ThrottleSignal {
   /** A limit's: the scope's requests still in flight when it came. */
   readonly unanswered?: number | undefined;
 }
+
+/** A 429 that names neither a wait nor a quota. */
+export const isBare = ({ kind, waitMs, quotaPerSecond }: ThrottleSignal): boolean =>
+  kind === 'limit' && waitMs === undefined && !quotaPerSecond;
 
 /**
  * Successes are counted over this window to measure the rate a scope accepts (it is the window
@@ -98,6 +104,11 @@ const OVERLOAD_SPAN_MS = 100;
 const SLOW_START_DOUBLINGS = 4;
 // The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
 const CUT = 0.7;
+// With no quota announced, a rate climbs by this many requests a second, per second, besides
+// `growthPerSecond` of itself: the same step for every client, so that clients that share a
+// limit with no store between them converge on equal shares (Chiu and Jain: a climb in
+// proportion alone keeps the ratio of their rates, and a client cut low stays low).
+const STEP_PER_SECOND = 1;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
 const RELEASE_CAP = 2;
@@ -109,21 +120,20 @@ export const MIN_REFUSED = 4;
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
-const unpacedState = (settings: PacingSettings): PaceState =>
-  unpace(
-    {
-      since: 0,
-      decidedAt: Infinity,
-      cuts: 0,
-      holdUntil: 0,
-      heldAt: -Infinity,
-      roundSum: 0,
-      roundReports: 0,
-      lastSignal: -Infinity,
-      ignoreOverloadUntil: -Infinity,
-    } as Draft,
-    settings,
-  );
+const unpacedState = (): PaceState =>
+  unpace({
+    since: 0,
+    decidedAt: Infinity,
+    cuts: 0,
+    holdUntil: 0,
+    heldAt: -Infinity,
+    roundSum: 0,
+    roundReports: 0,
+    lastSignal: -Infinity,
+    ignoreOverloadUntil: -Infinity,
+    // Set with each rate (`throttled`, `released`).
+    growth: 0,
+  } as Draft);
 
 function rateAt(s: PaceState, t: number): number {
   const seconds = Math.max(0, t - s.since) / 1000;
@@ -148,21 +158,20 @@ function pace(d: Draft, settings: PacingSettings, now: number, rate: number): vo
 }
 
 /** Unpaces `d` (and returns it). */
-function unpace(d: Draft, settings: PacingSettings): Draft {
+function unpace(d: Draft): Draft {
   return Object.assign(d, {
     base: 0,
     overloadSince: Infinity,
     releasing: false,
     slowStart: true,
     cap: Infinity,
-    growth: settings.growthPerSecond,
   });
 }
 
 /** A paced scope with no signal for `healthyAfterMs` is unpaced (every client finds so alone). */
 function settled(s: PaceState, settings: PacingSettings, now: number): PaceState {
   if (!s.base || now - s.lastSignal < settings.healthyAfterMs) return s;
-  return unpace({ ...s }, settings);
+  return unpace({ ...s });
 }
 
 function hold(d: Draft, now: number, ms: number, replace: boolean): void {
@@ -208,7 +217,7 @@ function throttled(
   // burst that spent nginx's limiter, not random 429s read in turn, of which up to 30 % met four
   // refusals in six, two in three, one case in fifteen), a paced one's not rare among its
   // successes. Else the call's own backoff retries it, as with load control off.
-  const bare = kind === 'limit' && waitMs === undefined && !quotaPerSecond;
+  const bare = isBare(signal);
   const { successes, throttled, failures } = counts;
   const refused = throttled >= Math.max(6, 3 * successes, signal.unanswered ?? 0);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
@@ -241,14 +250,16 @@ function throttled(
     d.roundReports++;
     accepted = d.roundSum / d.roundReports / share;
     pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
-    return d;
+  } else {
+    learn(d, settings, now, accepted, oldNews, waitMs === undefined || !!signal.searchRate);
+    // A decision starts a round: this client's report is its first.
+    if (d.decidedAt === now) {
+      d.roundSum = own;
+      d.roundReports = 1;
+    }
   }
-  learn(d, settings, now, accepted, oldNews, waitMs === undefined || !!signal.searchRate);
-  // A decision starts a round: this client's report is its first.
-  if (d.decidedAt === now) {
-    d.roundSum = own;
-    d.roundReports = 1;
-  }
+  // The climb from the rate just set: in proportion, and by a step with no quota announced.
+  d.growth = settings.growthPerSecond + (signal.announced ? 0 : STEP_PER_SECOND / d.base);
   return d;
 }
 
@@ -287,15 +298,14 @@ function learn(
   pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
   d.slowStart = false;
   d.cap = Infinity;
-  d.growth = settings.growthPerSecond;
 }
 
 /**
  * A probe of a hold came back with no throttle: the quota reset early, and what was learned of
  * its rate (over a wait that did not happen) is worth nothing; the scope starts afresh.
  */
-function holdEnded(s: PaceState, settings: PacingSettings, now: number): PaceState {
-  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity }, settings);
+function holdEnded(s: PaceState, now: number): PaceState {
+  return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity });
 }
 
 /** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
@@ -378,7 +388,7 @@ export function createPacer(
   probeEveryMs: number,
   sharing: PaceSharing,
 ): Pacer {
-  let state = unpacedState(settings);
+  let state = unpacedState();
   const own: OwnSchedule = {
     ...{ next: 0, probed: -Infinity, seen: Infinity },
     round: Number.NaN,
@@ -404,8 +414,8 @@ export function createPacer(
       return state.cuts;
     },
     rate(now) {
-      const { base, lastSignal } = state;
-      return base && now - lastSignal < settings.healthyAfterMs ? rateAt(state, now) : undefined;
+      const s = settled(state, settings, now);
+      return s.base ? rateAt(s, now) : undefined;
     },
     reserve(now, latest, mayProbe = true) {
       state = settled(state, settings, now);
@@ -424,7 +434,7 @@ export function createPacer(
       own.round = state.decidedAt;
       if (state.heldAt === now) own.probed = now;
     },
-    endHold: (now) => change((s) => holdEnded(s, settings, now)),
+    endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
       const { base, heldAt, decidedAt, holdUntil } = state;
       if (base && sentAt >= Math.max(heldAt, decidedAt) && holdUntil <= now) this.endHold(now);

@@ -43,10 +43,9 @@ export function throttleSignal(
   // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
   const resetMs = serverWait(rateLimit?.resetMs);
   const reset = resetMs ?? 0;
-  // The quota the headers announce, per second over its period; not said, over its reset in
-  // whole seconds, rounded down: a reset in epoch seconds read against a `Date` truncated to the
-  // second is up to two seconds long for a one-second window, and a quota spread over it would
-  // run at a third of its rate.
+  // The quota the headers announce, per second over its period; not said, over its reset in whole
+  // seconds, rounded down (an epoch reset against a `Date` truncated to the second is up to two
+  // seconds for a one-second window: spread over it, a quota would run at a third of its rate).
   const periodMs = Math.max(
     rateLimit?.periodMs ?? Math.floor(reset / 1000) * 1000,
     PACING_WINDOW_MS,
@@ -61,10 +60,9 @@ export function throttleSignal(
       ? undefined
       : quota;
   // A success with the quota spent, no period said and a reset of two seconds at most (or none)
-  // says nothing to act on: a reset in whole seconds, rounded up (or an epoch second against a
-  // truncated `Date`), is that short whether a window ends then or a bucket refills in
-  // milliseconds, and a hold on it is slower than no load control at all against a bucket. The
-  // 429 that may follow says the server's wait, which the call honours.
+  // says nothing to act on: a reset in whole seconds, rounded up, is that short whether a window
+  // ends then or a bucket refills in milliseconds (a hold on it is slower than no load control
+  // against a bucket). The 429 that may follow says the server's wait, which the call honours.
   const rounded = (status ?? 0) < 400 && !rateLimit?.periodMs && reset <= 2000;
   if (remaining !== undefined && remaining <= scope.inFlight && !rounded) {
     // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
@@ -79,6 +77,7 @@ export function throttleSignal(
       kind: 'quota',
       waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
       quotaPerSecond: floor,
+      announced: quota,
       sentAt,
       searchRate: !(rateLimit?.periodMs || reset > 1000),
     };
@@ -92,6 +91,7 @@ export function throttleSignal(
       kind: 'limit',
       waitMs,
       quotaPerSecond: floor,
+      announced: quota,
       sentAt,
       searchRate: (waitMs ?? 0) <= 2000 && successes < MIN_REFUSED,
       unanswered: scope.inFlight,
