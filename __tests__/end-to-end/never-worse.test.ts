@@ -95,6 +95,24 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect((await violationsOf(c, 'a-succeeds', 'c-requests')).violations).toEqual([]);
   });
 
+  it('a burst into a token bucket of 4 at 72 a second that answers 429 with no header is not held for a guessed second, nor paced at its 5 successes a second: done within 1.1× the time off takes, 20 ms besides (seed 251)', async () => {
+    // Held a second from the burst, then searched from 5 a second: 1.9 s, where off took 0.4 s
+    // (0.43 s now: a tenth of a second's hold from the burst, then a slow start from 50 a second).
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'token', rate: 72, windowMs: 2000, burst: 4, aligned: false },
+        mount: 'route',
+        latency: { baseMs: 50, tailMs: 100, tailRatio: 0 },
+      },
+      workload: {
+        ...{ ...workload, jobs: 37, concurrency: 36, callsPerJob: 40, routes: 2, ids: false },
+        ...{ store: true, retries: 5, deadlineMs: 5000, seed: 321975448 },
+      },
+    };
+    expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
+  });
+
   it("a fleet client's 2 failures of a burst do not open every client's breaker (seed 1514)", async () => {
     // A leaky bucket with no burst answers a burst of 13 calls from 7 clients with bare 503s.
     // Each client judged its share of the throughput, ceil(10 / 7) = 2 attempts: one client's

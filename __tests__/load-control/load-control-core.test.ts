@@ -389,8 +389,8 @@ describe('createLoadControl: throttle signals', () => {
   it('says late when the pacer has no slot before the latest time', () => {
     const c = control();
     attempt(c, 0, false);
-    // A burst mostly refused: held until a second after it.
-    for (let i = 0; i < 6; i++) attempt(c, 0, true, 429);
+    // A 429 with a wait: held for it.
+    c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: true, status: 429, waitMs: 1000 });
     expect(c.admit(O, 0, 500)).toEqual({ late: true });
   });
 });

@@ -54,17 +54,20 @@ describe('pacing', () => {
     expect(elapsed).toBeLessThan(5000);
   });
 
-  it('a fixed-window limiter answering 429 without Retry-After: a job of 40 calls, 10 at a time, at 20/s: no more failed than with load control off, fewer 429s', async () => {
-    // Issue 21: a 429 that says nothing paces only a window mostly refused (two in three): one in
-    // three, as here, is no more than a random share may be, so the calls' own backoff handles it,
-    // as with load control off.
+  it('a fixed-window limiter answering 429 without Retry-After: a job of 40 calls, 10 at a time, at 20/s: no more failed than with load control off, and about as many 429s', async () => {
+    // Issue 21: a 429 that says nothing paces only a burst mostly refused, and holds it a tenth
+    // of a second, not a second: a bucket that refills in milliseconds refuses a burst as this
+    // window does. The window's 429s then cost about what they cost off (74-77 against 78-80,
+    // six runs; 60-64 when a bare burst held the scope a second), and the pace still fails
+    // fewer calls (9-10 against 18-20).
     const off = await fixedWindowJob(false, 40, false);
     const on = await fixedWindowJob(false, 40);
     const sum = (counts: number[]) => counts.reduce((total, n) => total + n, 0);
+    const [on429s, off429s] = [sum(on.rejectedPerWindow), sum(off.rejectedPerWindow)];
     expect({
       notMoreFailed: on.failed.length <= off.failed.length,
-      notMore429s: sum(on.rejectedPerWindow) <= sum(off.rejectedPerWindow) + 2,
-    }).toEqual({ notMoreFailed: true, notMore429s: true });
+      about429s: on429s <= off429s * 1.1 + 2,
+    }).toEqual({ notMoreFailed: true, about429s: true });
   });
 
   it('limiters that send rate-limit headers on every response (draft-7 RateLimit, X-RateLimit-*, draft-8 RateLimit), 1 s windows: no window lost to a whole-second reset, 0 failed', async () => {

@@ -96,7 +96,8 @@ export const isBare = ({ kind, waitMs, quotaPerSecond }: ThrottleSignal): boolea
 export const PACING_WINDOW_MS = 1000;
 // The shortest span a rate is measured over, so a burst that all succeeded in a few
 // milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
-// at its own pace (a tenth of a second), a rate limit by its quota period, a second at least.
+// at its own pace (a tenth of a second), as is a bare 429's burst (no period said); a rate limit
+// by its quota period, a second at least.
 const OVERLOAD_SPAN_MS = 100;
 // Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
 // leaky bucket measured its burst size, not its drain rate, and must find the rate within a
@@ -223,10 +224,12 @@ function throttled(
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
-  const periodMs = kind === 'overload' ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-  // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a
-  // burst: it holds until the server's wait is over or, if the server gave none, until a
-  // second has passed since the burst began (the shortest quota period in use).
+  const periodMs = kind === 'overload' || bare ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+  // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a burst:
+  // it holds until the server's wait is over or, with none, until the period (a second, the
+  // shortest quota period in use) has passed since the burst began. A bare 429's period is an
+  // overload's: a bucket that refills in milliseconds refuses a burst as a window does, and
+  // nothing said tells which, so its rate is searched from what the burst got, not held.
   const holdMs =
     kind === 'quota' || (kind === 'limit' && !d.base)
       ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
