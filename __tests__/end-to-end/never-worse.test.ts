@@ -113,6 +113,24 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
   });
 
+  it('a leaky bucket of 143 a second whose 429 says Retry-After as an HTTP date, after a burst of 3 successes: its rate is searched from what the burst got over a tenth of a second, not over the wait (seed 1137)', async () => {
+    // Searched up from 3 accepted over the two-second wait (1.5 a second), the job took 2.5 s
+    // where off took 2.1 s.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'leaky', rate: 143, windowMs: 1000, burst: 3, aligned: false },
+        ...{ mount: 'prefix', headers: 'retry-after-date', seed: 1856077661 },
+        latency: { baseMs: 48, tailMs: 103, tailRatio: 0 },
+      },
+      workload: {
+        ...{ ...workload, jobs: 12, concurrency: 12, callsPerJob: 5, routes: 2, retries: 10 },
+        ...{ deadlineMs: 30_000, seed: 422770789 },
+      },
+    };
+    expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
+  });
+
   it("a fleet client's 2 failures of a burst do not open every client's breaker (seed 1514)", async () => {
     // A leaky bucket with no burst answers a burst of 13 calls from 7 clients with bare 503s.
     // Each client judged its share of the throughput, ceil(10 / 7) = 2 attempts: one client's

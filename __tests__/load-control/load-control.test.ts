@@ -230,7 +230,9 @@ describe('pacing, through axios', () => {
       .onGet('/items')
       .reply(200);
     await settle(client.get('/items'));
-    await settle(client.get('/items')); // 429 with a wait: 1 accepted over the last second
+    await settle(client.get('/items'));
+    // A 429 with a wait at the floor after one success: its rate is searched from 1 accepted
+    // over a tenth of a second (10 a second), ramping up from there.
     const sentAt: number[] = [];
     mock.onGet('/items').reply(() => {
       sentAt.push(Date.now());
@@ -238,7 +240,9 @@ describe('pacing, through axios', () => {
     });
     const done = await settle(Promise.all([client.get('/items'), client.get('/items')]));
     expect(done.value?.[1]?.config.retryState?.waitedMs).toBeGreaterThan(0);
-    expect((sentAt[1] as number) - (sentAt[0] as number)).toBeGreaterThanOrEqual(99);
+    // The slow start's first gap at 10 a second: ln(1 + 4 ln 2 / 10) / (4 ln 2) s, 88 ms.
+    expect((sentAt[1] as number) - (sentAt[0] as number)).toBeGreaterThanOrEqual(88);
+    expect((sentAt[1] as number) - (sentAt[0] as number)).toBeLessThan(100);
   });
 
   it('holds the origin when a response says the quota is spent, before any 429', async () => {

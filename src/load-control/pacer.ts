@@ -78,7 +78,7 @@ export interface ThrottleSignal {
   /**
    * The server named no period, though it said a wait: a quota with none said and a reset at the
    * one-second floor, or a limit's wait at that floor after a burst of a few successes. Its rate
-   * is searched (see `learn`).
+   * is searched (see `learn`), from what the burst got over a tenth of a second.
    */
   readonly searchRate?: boolean | undefined;
   /** A limit's: the scope's requests still in flight when it came. */
@@ -96,8 +96,8 @@ export const isBare = ({ kind, waitMs, quotaPerSecond }: ThrottleSignal): boolea
 export const PACING_WINDOW_MS = 1000;
 // The shortest span a rate is measured over, so a burst that all succeeded in a few
 // milliseconds is not taken for a rate of thousands per second: an overloaded server is judged
-// at its own pace (a tenth of a second), as is a bare 429's burst (no period said); a rate limit
-// by its quota period, a second at least.
+// at its own pace (a tenth of a second), as is a rate that is searched (no period said); a rate
+// limit by its quota period, a second at least.
 const OVERLOAD_SPAN_MS = 100;
 // Until a throttle is met while paced, the rate doubles four times a second: a burst that met a
 // leaky bucket measured its burst size, not its drain rate, and must find the rate within a
@@ -117,6 +117,10 @@ const RELEASE_CAP = 2;
 // noise, not a sign its rate is too high: it changes nothing.
 const NOISE = 1 / 50;
 export const MIN_REFUSED = 4;
+// A hold this client did not set itself (another client's, through the store, or a write that
+// is no client's) is probed by it this long after it began, once: its own evidence wins within
+// a second, not a probe interval. A shorter hold ends first, and costs no probe.
+const FOREIGN_HOLD_PROBE_MS = 1000;
 
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
@@ -182,12 +186,12 @@ function hold(d: Draft, now: number, ms: number, replace: boolean): void {
 
 /**
  * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
- * a whole window after pacing began and still mostly failures. Judged at the attempt's send: a
+ * a whole window (and a fifth: 1.2 s) after pacing began and still mostly failures. Judged at the attempt's send: a
  * lagging client reads the answers to earlier sends late. Returns whether the signal is spent.
  */
 function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): boolean {
   if (sentAt >= d.ignoreOverloadUntil) {
-    if (!(sentAt - d.overloadSince > PACING_WINDOW_MS * 1.2)) return false;
+    if (!(sentAt - d.overloadSince > 1200)) return false;
     Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
   }
   d.ignoreOverloadUntil = sentAt + settings.healthyAfterMs;
@@ -218,28 +222,35 @@ function throttled(
   // burst that spent nginx's limiter, not random 429s read in turn, of which up to 30 % met four
   // refusals in six, two in three, one case in fifteen), a paced one's not rare among its
   // successes. Else the call's own backoff retries it, as with load control off.
-  const bare = isBare(signal);
   const { successes, throttled, failures } = counts;
   const refused = throttled >= Math.max(6, 3 * successes, signal.unanswered ?? 0);
+  const bare = isBare(signal);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
   d.lastSignal = now;
   d.releasing = false;
+  // A rate the server named no period for (no wait said, or a wait at the one-second floor
+  // after a few successes) is searched (slow start), from what was accepted over the span an
+  // overload is judged at: a bucket that refills in milliseconds refuses a burst as a window
+  // does, and over a second, a search started at a tenth of what the burst got.
+  const search = waitMs === undefined || !!signal.searchRate;
   const periodMs = kind === 'overload' || bare ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
   // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a burst:
-  // it holds until the server's wait is over or, with none, until the period (a second, the
-  // shortest quota period in use) has passed since the burst began. A bare 429's period is an
-  // overload's: a bucket that refills in milliseconds refuses a burst as a window does, and
-  // nothing said tells which, so its rate is searched from what the burst got, not held.
+  // it holds until the server's wait is over or, with none, until the period has passed since
+  // the burst began: a second (the shortest quota period in use), or a tenth after a bare 429,
+  // which names none (a hold that would end in the past holds nothing).
   const holdMs =
     kind === 'quota' || (kind === 'limit' && !d.base)
-      ? (waitMs ?? Math.max(0, periodMs - counts.spanMs))
+      ? (waitMs ?? periodMs - counts.spanMs)
       : undefined;
   if (holdMs !== undefined) hold(d, now, holdMs, replace);
   const oldNews = sentAt < d.decidedAt + periodMs / 2;
-  // What this client had accepted; over its share, what the scope accepted; or the quota its
-  // headers announce, if that is more (a client that spent its quota in a burst accepted too few
-  // to measure from), but not for old news while paced, which would undo a cut.
-  const own = (successes * 1000) / Math.max(counts.spanMs, holdMs ?? 0, periodMs);
+  // What this client had accepted (over the wait too, unless searched); over its share, what
+  // the scope accepted; or the quota its headers announce, if that is more (a client that spent
+  // its quota in a burst accepted too few to measure from), but not for old news while paced,
+  // which would undo a cut.
+  const own =
+    (successes * 1000) /
+    Math.max(counts.spanMs, search ? OVERLOAD_SPAN_MS : Math.max(holdMs ?? 0, periodMs));
   let accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
   if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
   const trial = d.slowStart || d.overloadSince === Infinity;
@@ -254,7 +265,7 @@ function throttled(
     accepted = d.roundSum / d.roundReports / share;
     pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
   } else {
-    learn(d, settings, now, accepted, oldNews, waitMs === undefined || !!signal.searchRate);
+    learn(d, settings, now, accepted, oldNews, search);
     // A decision starts a round: this client's report is its first.
     if (d.decidedAt === now) {
       d.roundSum = own;
@@ -336,11 +347,6 @@ interface OwnSchedule {
   seen: number;
 }
 
-// A hold this client did not set itself (another client's, through the store, or a write that
-// is no client's) is probed by it this long after it began, once: its own evidence wins within
-// a second, not a probe interval. A shorter hold ends first, and costs no probe.
-const FOREIGN_HOLD_PROBE_MS = 1000;
-
 /** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
 function reserveSlot(
   s: PaceState,
@@ -392,10 +398,8 @@ export function createPacer(
   sharing: PaceSharing,
 ): Pacer {
   let state = unpacedState();
-  const own: OwnSchedule = {
-    ...{ next: 0, probed: -Infinity, seen: Infinity },
-    round: Number.NaN,
-  };
+  // No round yet: no decision is made at -1.
+  const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
   const change = (make: (s: PaceState) => PaceState): void => {
     state = sharing.change(make);
   };

@@ -98,8 +98,8 @@ export function throttleSignal(
     };
   }
   if (status !== 503) return undefined;
-  const serving = now - scope.lastSuccessAt <= PACING_WINDOW_MS / 10;
-  // The window must hold 20 attempts before a 503 may count as an overload.
+  const serving = now - scope.lastSuccessAt <= 100;
+  // A 503 may count as an overload only while served (a success within 0.1 s), of 20 at least.
   const enough = successes + failures + throttled >= 20;
   return enough && failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
 }
