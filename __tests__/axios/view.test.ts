@@ -167,7 +167,6 @@ describe('the parts', () => {
       1000,
       { successes: 10, failures: 0, throttled: 1, spanMs: 1000 },
       { kind: 'limit', waitMs: 1000, sentAt: 1000 },
-      false,
     );
     expect(pacer.rate(1000)).toBe(10);
     expect(pacer.rate(1000 + DEFAULT_PACING.healthyAfterMs)).toBeUndefined();

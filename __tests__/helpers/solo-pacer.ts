@@ -6,9 +6,12 @@ export function soloPacer(
   random: () => number,
   probeEveryMs: number,
 ): Pacer {
-  const p = createPacer(settings, random, probeEveryMs, {
-    change: (make) => make(p.state),
-    share: () => 1,
-  });
+  const p = createPacer(
+    { pacing: settings, random, probeEveryMs },
+    {
+      change: (make) => make(p.state),
+      share: () => 1,
+    },
+  );
   return p;
 }

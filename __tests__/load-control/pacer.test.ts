@@ -27,7 +27,7 @@ function throttle(
   sentAt = now,
 ): void {
   // A quota given is one the headers announced (`announced`), as `throttleSignal` says it.
-  p.throttle(now, c, { kind, waitMs, quotaPerSecond, announced: quotaPerSecond, sentAt }, false);
+  p.throttle(now, c, { kind, waitMs, quotaPerSecond, announced: quotaPerSecond, sentAt });
 }
 
 /** Reserves `n` slots at `now` and returns them, to the nearest millisecond (the rate climbs). */
@@ -162,10 +162,10 @@ describe('createPacer', () => {
     // …nor three in four while more of the burst is still in flight than was refused (random
     // 429s, read in turn, may begin so: seed 574).
     const limit = { kind: 'limit', sentAt: 500 } as const;
-    p.throttle(500, counts(2, 0, 0, 6), { ...limit, unanswered: 34 }, false);
+    p.throttle(500, counts(2, 0, 0, 6), { ...limit, unanswered: 34 });
     expect(p.paced).toBe(false);
     // Three in four, of six at least, are: a burst that spent a limiter.
-    p.throttle(500, counts(2, 0, 1000, 6), { ...limit, unanswered: 0 }, false);
+    p.throttle(500, counts(2, 0, 1000, 6), { ...limit, unanswered: 0 });
     expect(p.paced).toBe(true);
   });
 
@@ -399,12 +399,12 @@ describe('createPacer: a long hold', () => {
   it("replaces the hold with a probe's reading (a reset that came early)", () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
-    p.throttle(
-      60_000,
-      counts(0, 0, 1000, 1),
-      { kind: 'quota', waitMs: 5000, sentAt: 60_000 },
-      true,
-    );
+    p.throttle(60_000, counts(0, 0, 1000, 1), {
+      kind: 'quota',
+      waitMs: 5000,
+      sentAt: 60_000,
+      replacesHold: true,
+    });
     expect(p.holdUntil).toBe(65_000);
   });
 });
@@ -422,7 +422,7 @@ describe('createPacer: a quota whose period was not said', () => {
       sentAt: 0,
       searchRate: search,
     } as const;
-    p.throttle(0, counts(10, 0, 1000, 0), signal, false);
+    p.throttle(0, counts(10, 0, 1000, 0), signal);
     return p;
   };
 

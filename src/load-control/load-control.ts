@@ -284,9 +284,9 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
     // A signal came with a result (see above).
     if (ending.result !== 'success') record(o, now, ending.result as Counted, false);
   }
-  const replace = holdProbe === paced || holdProbe === own;
+  const replacesHold = holdProbe === paced || holdProbe === own;
   const pacedCounts = paced.window.counts(now);
-  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, signal, replace));
+  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, { ...signal, replacesHold }));
 }
 
 function settle(c: Control, pass: Pass, now: number, ending: Ending): void {

@@ -35,10 +35,11 @@ export interface Pacer {
    */
   reserve(now: number, latest: number, mayProbe?: boolean): number;
   /**
-   * A throttle signal. `waitMs` is the server's own wait; `replace` says a probe's reading
-   * replaces the hold (a quota that reset early ends it).
+   * A throttle signal, and the counts of the scope paced at `now`. `waitMs` is the server's own
+   * wait; `replacesHold` says a probe's reading replaces the hold (a quota that reset early ends
+   * it).
    */
-  throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal, replace: boolean): void;
+  throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal): void;
   /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
   endHold(now: number): void;
   /**
@@ -83,6 +84,11 @@ export interface ThrottleSignal {
   readonly searchRate?: boolean | undefined;
   /** A limit's: the scope's requests still in flight when it came. */
   readonly unanswered?: number | undefined;
+  /**
+   * The throttled attempt probed the hold of the scope paced: its reading replaces the hold (a
+   * quota that reset early ends it) rather than extend it.
+   */
+  readonly replacesHold?: boolean | undefined;
 }
 
 /** A 429 that names neither a wait nor a quota. */
@@ -122,6 +128,10 @@ export const MIN_REFUSED = 4;
 // a second, not a probe interval. A shorter hold ends first, and costs no probe.
 const FOREIGN_HOLD_PROBE_MS = 1000;
 
+/**
+ * A state being changed. The helpers that set its rate (`pace`, `learn`) take the time from
+ * `lastSignal`: the signal (or the release) that changes it.
+ */
 type Draft = { -readonly [K in keyof PaceState]: PaceState[K] };
 
 /** The state of a scope that was never paced. */
@@ -156,10 +166,11 @@ function gapAfter(s: PaceState, t: number, share: number): number {
   return Math.log(1 + k / rate) / k;
 }
 
-function pace(d: Draft, settings: PacingSettings, now: number, rate: number): void {
+/** Paces `d` at `rate` (`minRatePerSecond` at least), from its last signal. */
+function pace(d: Draft, settings: PacingSettings, rate: number): void {
   d.base = Math.max(settings.minRatePerSecond, rate);
   // The climb starts when sending does: a hold is not a time the rate was tried.
-  d.since = Math.max(now, d.holdUntil);
+  d.since = Math.max(d.lastSignal, d.holdUntil);
 }
 
 /** Unpaces `d` (and returns it). */
@@ -179,11 +190,6 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
   return unpace({ ...s });
 }
 
-function hold(d: Draft, now: number, ms: number, replace: boolean): void {
-  d.holdUntil = replace ? now + ms : Math.max(d.holdUntil, now + ms);
-  d.heldAt = now;
-}
-
 /**
  * An overload signal that pacing is not the answer to: ignored (the scope is ignoring them), or
  * a whole window (and a fifth: 1.2 s) after pacing began and still mostly failures. Judged at the attempt's send: a
@@ -198,25 +204,31 @@ function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): bo
   return true;
 }
 
+/** What a client reads a throttle signal against (`throttled`). */
+interface Reading {
+  readonly pacing: PacingSettings;
+  /** When the signal came. */
+  readonly now: number;
+  /** The outcomes of the scope paced over the window, at `now`. */
+  readonly counts: OutcomeCounts;
+  /** This client's share of the rate. */
+  readonly share: number;
+  /** Whether this client reported what it accepted in the round of the last decision it saw. */
+  readonly reported: boolean;
+}
+
 /**
- * What a throttle signal makes of the state; `share` is this client's share of the rate.
+ * What a throttle signal makes of the state, read by a client (`Reading`).
  * Pacing is given a window to cure an overload (`overloadNotOurs`), from when it began or, during
  * its slow start, from the last answer to a send made before: a backlog queued ahead of the pace
  * (a slow network, a server that accepts one connection at a time) is answered late, and mostly
  * refused.
  */
-function throttled(
-  s: PaceState,
-  settings: PacingSettings,
-  now: number,
-  counts: OutcomeCounts,
-  signal: ThrottleSignal,
-  replace: boolean,
-  { share, reported }: { share: number; reported: boolean },
-): PaceState {
-  const d: Draft = { ...settled(s, settings, now) };
+function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): PaceState {
+  const { pacing, now, counts, share } = reading;
+  const d: Draft = { ...settled(s, pacing, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
-  if (kind === 'overload' && overloadNotOurs(d, settings, sentAt)) return d;
+  if (kind === 'overload' && overloadNotOurs(d, pacing, sentAt)) return d;
   // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
   // scope's window mostly refused (three in four, six at least, no fewer than still in flight: a
   // burst that spent nginx's limiter, not random 429s read in turn, of which up to 30 % met four
@@ -226,8 +238,7 @@ function throttled(
   const refused = throttled >= Math.max(6, 3 * successes, signal.unanswered ?? 0);
   const bare = isBare(signal);
   if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
-  d.lastSignal = now;
-  d.releasing = false;
+  Object.assign(d, { lastSignal: now, releasing: false });
   // A rate the server named no period for (no wait said, or a wait at the one-second floor
   // after a few successes) is searched (slow start), from what was accepted over the span an
   // overload is judged at: a bucket that refills in milliseconds refuses a burst as a window
@@ -238,11 +249,12 @@ function throttled(
   // it holds until the server's wait is over or, with none, until the period has passed since
   // the burst began: a second (the shortest quota period in use), or a tenth after a bare 429,
   // which names none (a hold that would end in the past holds nothing).
-  const holdMs =
-    kind === 'quota' || (kind === 'limit' && !d.base)
-      ? (waitMs ?? periodMs - counts.spanMs)
-      : undefined;
-  if (holdMs !== undefined) hold(d, now, holdMs, replace);
+  const holds = kind === 'quota' || (kind === 'limit' && !d.base);
+  const holdMs = holds ? (waitMs ?? periodMs - counts.spanMs) : undefined;
+  if (holdMs !== undefined) {
+    d.holdUntil = Math.max(signal.replacesHold ? -Infinity : d.holdUntil, now + holdMs);
+    d.heldAt = now;
+  }
   const oldNews = sentAt < d.decidedAt + periodMs / 2;
   // What this client had accepted (over the wait too, unless searched); over its share, what
   // the scope accepted; or the quota its headers announce, if that is more (a client that spent
@@ -251,7 +263,7 @@ function throttled(
   const own =
     (successes * 1000) /
     Math.max(counts.spanMs, search ? OVERLOAD_SPAN_MS : Math.max(holdMs ?? 0, periodMs));
-  let accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
+  const accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
   if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
   const trial = d.slowStart || d.overloadSince === Infinity;
   if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
@@ -259,59 +271,48 @@ function throttled(
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
     // the clients not heard from yet are counted at the average of those that were. (The largest
     // of their estimates would win every time, and ratchet the rate up on noise.)
-    if (reported) return d;
+    if (reading.reported) return d;
     d.roundSum += own;
     d.roundReports++;
-    accepted = d.roundSum / d.roundReports / share;
-    pace(d, settings, now, Math.max(accepted, d.base && rateAt(d, now) * CUT));
+    pace(d, pacing, Math.max(d.roundSum / d.roundReports / share, rateAt(d, now) * CUT));
   } else {
-    learn(d, settings, now, accepted, oldNews, search);
+    // A server that said how long to wait named its period: what was accepted over it is the
+    // rate, with nothing to search for. With no wait said (or `searchRate`), slow start searches.
+    if (!d.base) d.slowStart = search;
+    pace(d, pacing, learn(d, accepted, oldNews));
     // A decision starts a round: this client's report is its first.
-    if (d.decidedAt === now) {
-      d.roundSum = own;
-      d.roundReports = 1;
-    }
+    if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
   }
   // The climb from the rate just set: in proportion, and by a step with no quota announced.
-  d.growth = settings.growthPerSecond + (signal.announced ? 0 : STEP_PER_SECOND / d.base);
+  d.growth = pacing.growthPerSecond + (signal.announced ? 0 : STEP_PER_SECOND / d.base);
   return d;
 }
 
 /**
- * Sets the rate from what was accepted. An answer to a send made before the rate was last set,
- * or within half the period after (`oldNews`: the burst before pacing; the overshoot that set
- * it; a bucket that a burst filled and that is still draining: nginx's 5 at 20 a second still
- * refused the first paced sends 25–30 ms after an overload's decision, and a quarter of its
- * 100 ms read them as a cut, to half the drain rate), says the rate is at least that. One met while paced says the rate it was sent at is too much: it is cut to what
- * was accepted, but by no more than a share of the rate (half after a slow start, whose rate a
- * quarter second before was still accepted), since a client may have sent less than the
- * server takes. From then on it climbs slowly.
+ * The rate to set (`throttled` paces at it) from what was accepted. An answer to a send made before
+ * the rate was last set, or within half the period after (`oldNews`: the burst before pacing; the
+ * overshoot that set it; a bucket that a burst filled and that is still draining: nginx's 5 at 20 a
+ * second still refused the first paced sends 25–30 ms after an overload's decision, and a quarter
+ * of its 100 ms read them as a cut, to half the drain rate), says the rate is at least that. One
+ * met while paced says the rate it was sent at is too much: it is cut to what was accepted, but by
+ * no more than a share of the rate (half after a slow start, whose rate a quarter second before was
+ * still accepted), since a client may have sent less than the server takes. From then on it climbs
+ * slowly.
  */
-function learn(
-  d: Draft,
-  settings: PacingSettings,
-  now: number,
-  accepted: number,
-  oldNews: boolean,
-  searchRate: boolean,
-): void {
+function learn(d: Draft, accepted: number, oldNews: boolean): number {
+  const now = d.lastSignal;
   if (!d.base || oldNews) {
-    if (!d.base) {
-      d.decidedAt = now;
-      // A server that said how long to wait named its period: what was accepted over it is the
-      // rate, with nothing to search for. With no wait said (or `searchRate`), slow start
-      // searches.
-      d.slowStart = searchRate;
-    }
-    pace(d, settings, now, Math.max(d.base && rateAt(d, now), accepted));
-    return;
+    // A first rate (its slow start or not is `throttled`'s to say) is decided now.
+    if (!d.base) d.decidedAt = now;
+    return Math.max(d.base && rateAt(d, now), accepted);
   }
   const rate = rateAt(d, now);
   d.decidedAt = now;
   d.cuts++;
-  pace(d, settings, now, Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT))));
+  const cut = Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT)));
   d.slowStart = false;
   d.cap = Infinity;
+  return cut;
 }
 
 /**
@@ -322,15 +323,28 @@ function holdEnded(s: PaceState, now: number): PaceState {
   return unpace({ ...s, holdUntil: Math.min(s.holdUntil, now), heldAt: -Infinity });
 }
 
-/** A breaker closed: the rate starts at the last good rate and ramps up fast (see `release`). */
-function released(s: PaceState, settings: PacingSettings, now: number, rate: number): PaceState {
-  const d: Draft = {
+/**
+ * A breaker closed: the rate starts at the last good rate (floored by the caller) and ramps up
+ * fast (see `release`).
+ */
+function released(s: PaceState, now: number, rate: number): PaceState {
+  return {
     ...s,
     ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
     ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+    // Paced (`pace`): the climb starts now, or when the hold ends.
+    ...{ base: rate, since: Math.max(now, s.holdUntil) },
   };
-  pace(d, settings, now, rate);
-  return d;
+}
+
+/**
+ * The slot of a send held with no rate known: the release is spread past the end of the hold, over
+ * a tenth of the hold (a second at most), and not past the latest the call can go: the spread is
+ * ours, not the server's, and costs at most a tenth more than the wait it asked.
+ */
+function heldSlot(s: PaceState, latest: number, random: () => number): number {
+  const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
+  return spread > latest ? Math.max(s.holdUntil, latest) : spread;
 }
 
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
@@ -347,42 +361,6 @@ interface OwnSchedule {
   seen: number;
 }
 
-/** The slot of the next send (see `Pacer.reserve`); `share` is this client's share of the rate. */
-function reserveSlot(
-  s: PaceState,
-  own: OwnSchedule,
-  now: number,
-  latest: number,
-  share: number,
-  probeEveryMs: number,
-  random: () => number,
-): number {
-  // A long hold lets one send through per probeEveryMs, to a call that comes when one is due
-  // (none waits for it: the others learn when the hold ends, and fail at once).
-  if (now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + probeEveryMs) {
-    own.probed = now;
-    return now;
-  }
-  if (!s.base) {
-    if (now >= s.holdUntil) return now;
-    // Held with no rate known: spread the release past the end of the hold, over a tenth of the
-    // hold (a second at most), and not past the latest the call can go: the spread is ours, not
-    // the server's, and costs at most a tenth more than the wait it asked.
-    const spread = s.holdUntil + random() * Math.min(1000, (s.holdUntil - s.heldAt) / 10);
-    return spread > latest ? Math.max(s.holdUntil, Math.min(spread, latest)) : spread;
-  }
-  // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-  if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
-  own.seen = s.decidedAt;
-  // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
-  // word) ends, over the pace, rather than fail.
-  const slot = Math.min(Math.max(now, own.next, s.holdUntil), Math.max(now, s.holdUntil, latest));
-  // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
-  // release or a slow start, whose calls take their slots at once, ramps as planned).
-  if (slot <= latest) own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
-  return slot;
-}
-
 /** How a client takes part in a shared pace: it changes the state through the store. */
 export interface PaceSharing {
   /** Makes a change of the shared state and returns it (the memory store: here, at once). */
@@ -391,12 +369,17 @@ export interface PaceSharing {
   share(): number;
 }
 
-export function createPacer(
-  settings: PacingSettings,
-  random: () => number,
-  probeEveryMs: number,
-  sharing: PaceSharing,
-): Pacer {
+/** What a pacer is given: the settings of its scope (`ScopeSettings`). */
+export interface PacerSettings {
+  readonly pacing: PacingSettings;
+  /** Spreads the release of a hold with no rate known. */
+  readonly random: () => number;
+  /** A long hold lets one send through per `probeEveryMs`, as a probe. */
+  readonly probeEveryMs: number;
+}
+
+export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pacer {
+  const pacing = settings.pacing;
   let state = unpacedState();
   // No round yet: no decision is made at -1.
   const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
@@ -421,31 +404,49 @@ export function createPacer(
       return state.cuts;
     },
     rate(now) {
-      const s = settled(state, settings, now);
+      const s = settled(state, pacing, now);
       return s.base ? rateAt(s, now) : undefined;
     },
     reserve(now, latest, mayProbe = true) {
-      state = settled(state, settings, now);
-      const every = !mayProbe
-        ? Infinity
-        : own.probed < state.heldAt
-          ? Math.min(FOREIGN_HOLD_PROBE_MS, probeEveryMs)
-          : probeEveryMs;
-      return reserveSlot(state, own, now, latest, share(), every, random);
+      const s = settled(state, pacing, now);
+      state = s;
+      // A long hold lets one send through per probeEveryMs (one another set, sooner), to a call
+      // that comes when one is due (none waits for it: the others learn when the hold ends, and
+      // fail at once).
+      const every =
+        own.probed < s.heldAt
+          ? Math.min(FOREIGN_HOLD_PROBE_MS, settings.probeEveryMs)
+          : settings.probeEveryMs;
+      if (mayProbe && now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + every) {
+        own.probed = now;
+        return now;
+      }
+      if (!s.base) return now < s.holdUntil ? heldSlot(s, latest, settings.random) : now;
+      // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
+      if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+      own.seen = s.decidedAt;
+      // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
+      // word) ends, over the pace, rather than fail.
+      const slot = Math.max(now, s.holdUntil, Math.min(own.next, latest));
+      // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
+      // release or a slow start, whose calls take their slots at once, ramps as planned).
+      if (slot <= latest)
+        own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share());
+      return slot;
     },
-    throttle(now, counts, signal, replace) {
+    throttle(now, counts, signal) {
       const reported = own.round === state.decidedAt;
-      change((s) =>
-        throttled(s, settings, now, counts, signal, replace, { share: share(), reported }),
-      );
+      change((s) => throttled(s, signal, { pacing, now, counts, share: share(), reported }));
       own.round = state.decidedAt;
       if (state.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
-      const { base, heldAt, decidedAt, holdUntil } = state;
-      if (base && sentAt >= Math.max(heldAt, decidedAt) && holdUntil <= now) this.endHold(now);
+      const s = state;
+      if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
+        this.endHold(now);
     },
-    release: (now, lastGoodRate) => change((s) => released(s, settings, now, lastGoodRate)),
+    release: (now, rate) =>
+      change((s) => released(s, now, Math.max(pacing.minRatePerSecond, rate))),
   };
 }

@@ -124,7 +124,7 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
   const share = (): number => 1 / Math.max(1, store.clients());
   const scope: Scope = {
     ...{ name, parent, window, shared, breaker: undefined, version: 0 },
-    pacer: createPacer(settings.pacing, random, settings.probeEveryMs, {
+    pacer: createPacer(settings, {
       change: changeOf('pace'),
       share,
     }),
