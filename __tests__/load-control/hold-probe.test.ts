@@ -37,20 +37,20 @@ describe("a long hold's probe", () => {
 
   it('that fails (a 500, no throttle) ends no hold: the next call still waits for its end', () => {
     const { c } = withStates({ [`${O}/${R}`]: routeHeld });
-    const probe = passOf(c.admit(O, R, start, Infinity));
+    const probe = passOf(c.admit([O, R], start, Infinity));
     expect(probe.at).toBe(start);
     c.settle(probe.pass, start + 10, { result: 'failure', status: 500, sentAt: start });
-    expect(c.admit(O, R, start + 20, start + 1000).kind).not.toBe('go');
+    expect(c.admit([O, R], start + 20, start + 1000).kind).not.toBe('go');
   });
 
   it('that succeeds leaves a hold set after it was sent', () => {
     const { c } = withStates({ [`${O}/${R}`]: routeHeld });
-    const probe = passOf(c.admit(O, R, start, Infinity));
+    const probe = passOf(c.admit([O, R], start, Infinity));
     // An answer that was on its way sets the route's hold again, after the probe went.
     const late = { result: 'throttled', status: 429, waitMs: 30_000, sentAt: start - 5 } as const;
-    c.observe(O, R, start + 5, late);
+    c.observe([O, R], start + 5, late);
     c.settle(probe.pass, start + 10, { result: 'success', status: 200, sentAt: start });
-    expect(c.admit(O, R, start + 20, start + 1000).kind).not.toBe('go');
+    expect(c.admit([O, R], start + 20, start + 1000).kind).not.toBe('go');
   });
 
   it("that succeeds leaves the pace of an origin whose own hold is over; it ends the route's", () => {
@@ -59,7 +59,7 @@ describe("a long hold's probe", () => {
       ...{ holdUntil: start - 5000, heldAt: start - 6000, lastSignal: start - 100 },
     });
     const { c, stateOf } = withStates({ [O]: origin, [`${O}/${R}`]: routeHeld });
-    const probe = passOf(c.admit(O, R, start, Infinity));
+    const probe = passOf(c.admit([O, R], start, Infinity));
     expect(probe.at).toBe(start);
     c.settle(probe.pass, start + 10, { result: 'success', status: 200, sentAt: start });
     expect(stateOf(`${O}/${R}`)?.holdUntil).toBeLessThanOrEqual(start + 10);

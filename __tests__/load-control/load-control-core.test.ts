@@ -62,15 +62,15 @@ function control(
   };
   return {
     admit: (origin: string, now: number, latest: number) =>
-      old(c.admit(origin, ROUTE, now, latest)),
+      old(c.admit([origin, ROUTE], now, latest)),
     settle: (pass: Pass, now: number, told: Told) => c.settle(pass, now, endingOf(told, now)),
     observe: (origin: string, now: number, told: Told) =>
-      c.observe(origin, ROUTE, now, endingOf(told, now)),
+      c.observe([origin, ROUTE], now, endingOf(told, now)),
     mayStillGo: (pass: Pass) => c.isStillAdmitted(pass),
     retryIsFree: (origin: string, now: number) => c.standing(origin, ROUTE, now).retryIsFree,
     /** Subscribes to every scope seen so far (the gate subscribes to those of its verdict). */
     onChange: (_origin: string, startedAt: number, wake: () => void, forSlot = false) => {
-      const offs = [...seen].map((scope) => c.subscribe(scope, startedAt, wake, forSlot));
+      const offs = [...seen].map((scope) => c.waiters(scope, forSlot).add(startedAt, wake));
       return () => {
         for (const off of offs) off();
       };

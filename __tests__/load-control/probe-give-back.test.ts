@@ -27,12 +27,12 @@ describe.each([
   it('is given back: the next call is let through as a probe, not told to wait', () => {
     const start = clockNow();
     const c = withOpenBreaker(open, start);
-    const probe = goes(c.admit(O, R, start, Infinity));
+    const probe = goes(c.admit([O, R], start, Infinity));
     expect(probe?.probes?.map((scope) => scope.name)).toEqual([open]);
     // While it is out, the next call waits for it.
-    expect(c.admit(O, R, start + 1, Infinity)).toMatchObject({ kind: 'wait', until: Infinity });
+    expect(c.admit([O, R], start + 1, Infinity)).toMatchObject({ kind: 'wait', until: Infinity });
     c.settle(probe!, start + 10, { result: undefined, sentAt: start });
-    const next = goes(c.admit(O, R, start + 20, Infinity));
+    const next = goes(c.admit([O, R], start + 20, Infinity));
     expect(next?.probes?.map((scope) => scope.name)).toEqual([open]);
   });
 });

@@ -36,7 +36,7 @@ function failTen(
   t: number,
 ) {
   for (let i = 0; i < 10; i++) {
-    const pass = go(c.admit(origin, route, t + i, Infinity));
+    const pass = go(c.admit([origin, route], t + i, Infinity));
     c.settle(pass, t + i + 1, { result: 'failure', status: 503, sentAt: t + i });
   }
 }
@@ -46,13 +46,13 @@ describe("a route's breaker that opens", () => {
     const start = clockNow();
     const c = withOpen([`${X}/a`], start);
     // This client has met route a's open breaker (it knows of the scope).
-    expect(c.admit(X, 'a', start, Infinity)).toMatchObject({
+    expect(c.admit([X, 'a'], start, Infinity)).toMatchObject({
       kind: 'wait',
       scope: { name: `${X}/a` },
     });
-    expect(c.admit(X, 'c', start, Infinity).kind).toBe('go');
+    expect(c.admit([X, 'c'], start, Infinity).kind).toBe('go');
     failTen(c, X, 'b', start);
-    expect(c.admit(X, 'c', start + 20, Infinity)).toMatchObject({
+    expect(c.admit([X, 'c'], start + 20, Infinity)).toMatchObject({
       kind: 'wait',
       scope: { name: X },
     });
@@ -61,20 +61,23 @@ describe("a route's breaker that opens", () => {
   it("while only another origin's route is open opens neither origin", () => {
     const start = clockNow();
     const c = withOpen([`${X}/a`], start);
-    expect(c.admit(X, 'a', start, Infinity)).toMatchObject({ kind: 'wait' });
+    expect(c.admit([X, 'a'], start, Infinity)).toMatchObject({ kind: 'wait' });
     failTen(c, Y, 'b', start);
-    expect(c.admit(Y, 'c', start + 20, Infinity).kind).toBe('go');
-    expect(c.admit(X, 'c', start + 20, Infinity).kind).toBe('go');
+    expect(c.admit([Y, 'c'], start + 20, Infinity).kind).toBe('go');
+    expect(c.admit([X, 'c'], start + 20, Infinity).kind).toBe('go');
   });
 
   it('alone opens only itself', () => {
     const start = clockNow();
     const c = withOpen([], start);
     // A route this client knows, its breaker closed.
-    c.settle(go(c.admit(X, 'c', start, Infinity)), start + 1, { result: 'success', sentAt: start });
+    c.settle(go(c.admit([X, 'c'], start, Infinity)), start + 1, {
+      result: 'success',
+      sentAt: start,
+    });
     failTen(c, X, 'b', start);
-    expect(c.admit(X, 'b', start + 20, Infinity)).toMatchObject({ kind: 'wait' });
-    expect(c.admit(X, 'c', start + 20, Infinity).kind).toBe('go');
+    expect(c.admit([X, 'b'], start + 20, Infinity)).toMatchObject({ kind: 'wait' });
+    expect(c.admit([X, 'c'], start + 20, Infinity).kind).toBe('go');
   });
 });
 
@@ -82,7 +85,7 @@ it("an origin's latency: the first success's, then each success weighs 0.2", () 
   const start = clockNow();
   const c = withOpen([], start);
   const succeed = (sentAt: number, took: number) =>
-    c.settle(go(c.admit(X, 'a', sentAt, Infinity)), sentAt + took, {
+    c.settle(go(c.admit([X, 'a'], sentAt, Infinity)), sentAt + took, {
       result: 'success',
       sentAt,
     });
@@ -102,7 +105,7 @@ describe('a quota that a 429 names (its bucket)', () => {
     t: number,
     throttled = false,
   ) =>
-    c.settle(go(c.admit(X, route, t, Infinity)), t + 1, {
+    c.settle(go(c.admit([X, route], t, Infinity)), t + 1, {
       ...(throttled
         ? { result: 'throttled', status: 429, waitMs: 5000 }
         : { result: 'success', status: 200 }),
@@ -111,7 +114,7 @@ describe('a quota that a 429 names (its bucket)', () => {
     });
   /** When a call to route `c` may go (`at`): at once, or when the origin's hold ends. */
   const slotOfC = (c: ReturnType<typeof createLoadControl>, t: number) => {
-    const verdict = c.admit(X, 'c', t, Infinity);
+    const verdict = c.admit([X, 'c'], t, Infinity);
     if (verdict.kind !== 'go') throw new Error(verdict.kind);
     return verdict.at - t;
   };

@@ -49,7 +49,7 @@ describe.each([
       probeEveryMs: 60_000,
       store: storeAhead(offsetMs),
     });
-    const verdict = control.admit('http://api.test', 'items', 1000, Infinity);
+    const verdict = control.admit(['http://api.test', 'items'], 1000, Infinity);
     if (verdict.kind !== 'go') throw new Error(`not admitted: ${verdict.kind}`);
     control.settle(verdict.pass, 1010, { result: 'success', sentAt: 1000 });
     expect(control.latencyOf('http://api.test')).toBe(10);

@@ -123,14 +123,14 @@ describe('load control over a store another program wrote', () => {
       breaker: { state: 'closed', openUntil: 0, failedProbes: 0 },
     };
     const control = overWritten(intruder);
-    const held = control.admit('http://api.test', 'items', start, Infinity);
+    const held = control.admit(['http://api.test', 'items'], start, Infinity);
     expect(held.kind).toBe('go');
     expect(held.kind === 'go' && held.at - start).toBeLessThanOrEqual(DAY + 1000);
-    const probe = control.admit('http://api.test', 'items', start + 62_000, Infinity);
+    const probe = control.admit(['http://api.test', 'items'], start + 62_000, Infinity);
     expect(probe).toMatchObject({ kind: 'go', at: start + 62_000 });
     if (probe.kind !== 'go') return;
     control.settle(probe.pass, start + 62_010, { result: 'success', sentAt: start + 62_000 });
-    expect(control.admit('http://api.test', 'items', start + 62_020, Infinity)).toMatchObject({
+    expect(control.admit(['http://api.test', 'items'], start + 62_020, Infinity)).toMatchObject({
       kind: 'go',
       at: start + 62_020,
     });
@@ -143,7 +143,7 @@ describe('load control over a store another program wrote', () => {
       pace: UNPACED,
       breaker: { state: 'open', openUntil: Date.UTC(3000, 0), failedProbes: 0 },
     });
-    const verdict = control.admit('http://api.test', 'items', start, Infinity);
+    const verdict = control.admit(['http://api.test', 'items'], start, Infinity);
     expect(verdict.kind).toBe('wait');
     expect(verdict.kind === 'wait' && verdict.until - start).toBeLessThanOrEqual(
       DEFAULT_CIRCUIT_BREAKER.maxBreakDurationMs + 50,

@@ -65,7 +65,7 @@ const ending = (result: Ending['result'], now: number, extra: Partial<Ending> = 
 });
 
 function send(c: LoadControl, now: number, result: Ending['result'], extra?: Partial<Ending>) {
-  const verdict = c.admit(O, ROUTE, now, Infinity);
+  const verdict = c.admit([O, ROUTE], now, Infinity);
   if (verdict.kind !== 'go') throw new Error(`not let through: ${verdict.kind}`);
   c.settle(verdict.pass, now, ending(result, now, extra));
   return verdict;
@@ -81,7 +81,7 @@ describe('load control over a shared store', () => {
     expect(b!.standing(O, ROUTE, 1).paced).toBe(true);
     // a accepted 20 in its window: the fleet, two clients, 40 per second; b's share is 20/s.
     const slots = [0, 1, 2].map(() => {
-      const v = b!.admit(O, ROUTE, 10, Infinity);
+      const v = b!.admit([O, ROUTE], 10, Infinity);
       return v.kind === 'go' ? Math.round(v.at) : NaN;
     });
     expect(slots).toEqual([10, 60, 110]);
@@ -97,7 +97,7 @@ describe('load control over a shared store', () => {
     // 10 + 30 accepted: 40 per second for the fleet, 20 for each of the two clients. (Neither
     // a's 10 × 2 nor b's 30 × 2, nor the larger of the two.)
     const slots = [0, 1].map(() => {
-      const v = a!.admit(O, ROUTE, 10, Infinity);
+      const v = a!.admit([O, ROUTE], 10, Infinity);
       return v.kind === 'go' ? Math.round(v.at) : NaN;
     });
     expect(slots).toEqual([10, 60]);
@@ -107,23 +107,23 @@ describe('load control over a shared store', () => {
     const [a, b] = fleet(2);
     // Of the 4 attempts the breaker needs to judge, a client of two sees its share: 2.
     for (let i = 0; i < 2; i++) send(a!, 0, 'failure', { originWide: true });
-    expect(b!.admit(O, ROUTE, 1, Infinity).kind).toBe('wait');
+    expect(b!.admit([O, ROUTE], 1, Infinity).kind).toBe('wait');
   });
 
   it('a breaker one client opened holds the other client too, until a probe closes it', () => {
     const [a, b] = fleet(2);
     // Of the 4 attempts the breaker needs to judge, a client of two sees its share: 2.
     for (let i = 0; i < 2; i++) send(a!, 0, 'failure', { originWide: true });
-    const waiting = b!.admit(O, ROUTE, 1, Infinity);
+    const waiting = b!.admit([O, ROUTE], 1, Infinity);
     expect(waiting.kind).toBe('wait');
     const woken = jest.fn();
-    if (waiting.kind === 'wait') b!.subscribe(waiting.scope, 1, woken);
+    if (waiting.kind === 'wait') b!.waiters(waiting.scope).add(1, woken);
     const after = breaker.breakDurationMs * 1.1;
-    const probe = a!.admit(O, ROUTE, after, Infinity);
+    const probe = a!.admit([O, ROUTE], after, Infinity);
     expect(probe.kind === 'go' && probe.pass.probes?.length).toBe(1);
     if (probe.kind === 'go') a!.settle(probe.pass, after, ending('success', after));
     expect(woken).toHaveBeenCalled();
-    expect(b!.admit(O, ROUTE, after, Infinity).kind).toBe('go');
+    expect(b!.admit([O, ROUTE], after, Infinity).kind).toBe('go');
   });
 
   it("once the breaker closes, every client releases its share of the fleet's last good rate", () => {
@@ -136,12 +136,12 @@ describe('load control over a shared store', () => {
     send(a!, 1000, 'failure', { originWide: true });
     send(b!, 1000, 'failure', { originWide: true });
     for (let i = 0; i < 2; i++) send(a!, 2100, 'failure', { originWide: true });
-    expect(b!.admit(O, ROUTE, 2100, Infinity).kind).toBe('wait');
-    const probe = a!.admit(O, ROUTE, 2700, Infinity);
+    expect(b!.admit([O, ROUTE], 2100, Infinity).kind).toBe('wait');
+    const probe = a!.admit([O, ROUTE], 2700, Infinity);
     if (probe.kind === 'go') a!.settle(probe.pass, 2700, ending('success', 2700));
     // b goes at its share of 40 per second: 20 per second, 50 ms apart.
     const slots = [0, 1].map(() => {
-      const v = b!.admit(O, ROUTE, 2700, Infinity);
+      const v = b!.admit([O, ROUTE], 2700, Infinity);
       return v.kind === 'go' ? Math.round(v.at) : NaN;
     });
     expect(slots).toEqual([2700, 2750]);
@@ -152,8 +152,8 @@ describe('load control over a shared store', () => {
     // Of the 4 attempts the breaker needs to judge, a client of two sees its share: 2.
     for (let i = 0; i < 2; i++) send(a!, 0, 'failure', { originWide: true });
     const after = breaker.breakDurationMs * 1.1;
-    expect(a!.admit(O, ROUTE, after, Infinity).kind).toBe('go');
-    const other = b!.admit(O, ROUTE, after, Infinity);
+    expect(a!.admit([O, ROUTE], after, Infinity).kind).toBe('go');
+    const other = b!.admit([O, ROUTE], after, Infinity);
     expect(other.kind).toBe('wait');
   });
 
@@ -161,13 +161,13 @@ describe('load control over a shared store', () => {
     const [a] = fleet(1, true);
     for (let i = 0; i < 4; i++) send(a!, 0, 'failure', { originWide: true });
     const after = breaker.breakDurationMs * 1.1;
-    const first = a!.admit(O, ROUTE, after, Infinity);
+    const first = a!.admit([O, ROUTE], after, Infinity);
     expect(first).toMatchObject({ kind: 'wait', until: Infinity });
     const woken = new Promise<void>((resolve) => {
-      if (first.kind === 'wait') a!.subscribe(first.scope, after, resolve);
+      if (first.kind === 'wait') a!.waiters(first.scope).add(after, resolve);
     });
     await woken;
-    const probe = a!.admit(O, ROUTE, after, Infinity);
+    const probe = a!.admit([O, ROUTE], after, Infinity);
     expect(probe.kind === 'go' && probe.pass.probes?.length).toBe(1);
   });
 

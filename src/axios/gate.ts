@@ -87,7 +87,7 @@ export function observeFailure(
   const { config } = failure;
   const at = now();
   control.observe(
-    ...whereOf(config.baseURL, config.url),
+    whereOf(config.baseURL, config.url),
     at,
     endingOf(failure.response, failure, statusCodes, at),
   );
@@ -148,7 +148,7 @@ function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, st
       canceled: () => cancellationError(config),
       wake: {
         subscribe(wake) {
-          const unsubscribes = scopes.map((s) => control.subscribe(s, startedAt, wake, forSlot));
+          const unsubscribes = scopes.map((s) => control.waiters(s, forSlot).add(startedAt, wake));
           return () => {
             for (const unsubscribe of unsubscribes) unsubscribe();
           };
@@ -169,7 +169,7 @@ function pass(
   bound: Bound,
   start: number,
 ): Pass | Promise<Pass> {
-  const admit = (at: number): Verdict => control.admit(origin, route, at, bound.latest);
+  const admit = (at: number): Verdict => control.admit([origin, route], at, bound.latest);
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const waitUntil = waitAtGate(control, config, config.retryState?.startedAt ?? start);

@@ -1,5 +1,6 @@
 import type { LoadControlStore } from '../contract/store';
 import type { RateLimit } from '../http/rate-limit-headers';
+import type { Where } from '../http/route';
 import { DEFAULT_PACING } from '../options/options';
 import type { CircuitBreakerSettings } from './circuit-breaker';
 import type { AttemptResult } from './outcome-window';
@@ -14,12 +15,14 @@ import {
   type Pass,
   pacerChange,
   record,
+  recordProbe,
   type Scope,
   type ScopeSettings,
 } from './scope';
 import { createScopeCache, lastOf, type ScopeCache } from './scope-cache';
 import { memoryStore, storeNow } from './store';
 import { throttleSignal } from './throttle-signal';
+import type { WaitQueue } from './wait-queue';
 
 export type { Pass, Scope } from './scope';
 export { whereOf } from './scope';
@@ -59,18 +62,27 @@ export interface Ending {
   readonly sentAt: number;
 }
 
+/** How an attempt ended, on the store's clock, and when. */
+interface Ended extends Ending {
+  readonly endedAt: number;
+}
+
 /** A long-lived client may talk to many origins and routes: it keeps the most recent ones. */
 export const MAX_SCOPES = 256;
 
 export interface LoadControl {
-  admit(origin: string, route: string, now: number, latest: number): Verdict;
+  /** The gate of the attempt to `where`, at `now`, that can go no later than `latest`. */
+  admit(where: Where, now: number, latest: number): Verdict;
   /** Whether an attempt let through may still go after waiting for its slot: a breaker may have opened. */
   isStillAdmitted(pass: Pass): boolean;
   settle(pass: Pass, now: number, ending: Ending): void;
   /** An attempt that did not pass the gate (the interceptor alone sees first attempts fail only). */
-  observe(origin: string, route: string, now: number, ending: Ending): void;
-  /** Calls `wake` once the scope's breaker changes, or (`forSlot`) once it is no longer paced. */
-  subscribe(scope: Scope, startedAt: number, wake: () => void, forSlot?: boolean): () => void;
+  observe(where: Where, now: number, ending: Ending): void;
+  /**
+   * The calls waiting for the scope's breaker to change, or (`forSlot`) for the scope to be no
+   * longer paced: each is woken once it does.
+   */
+  waiters(scope: Scope, forSlot?: boolean): Pick<WaitQueue, 'add'>;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
   /**
@@ -106,7 +118,10 @@ const routeKey = lastOf((origin: string, route: string): string => `${origin}/${
 const scopeOf = (c: Control, name: string, parent?: Scope): Scope =>
   c.scopes.use(name, () => newScope(c.settings, name, parent));
 
-function scopesOf(c: Control, origin: string, route: string): [Scope, Scope] {
+/** The scopes of an origin and of its route. */
+type Scopes = readonly [origin: Scope, route: Scope];
+
+function scopesOf(c: Control, [origin, route]: Where): Scopes {
   const o = scopeOf(c, origin);
   return [o, scopeOf(c, routeKey(origin, route), o)];
 }
@@ -133,8 +148,7 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
   return [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
 }
 
-function admit(c: Control, origin: string, route: string, now: number, latest: number): Verdict {
-  const [o, r] = scopesOf(c, origin, route);
+function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   const probes = askBreakers(o, r, now);
   if (probes && !Array.isArray(probes)) return probes;
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
@@ -179,17 +193,18 @@ function isAnnouncedElsewhere(o: Scope, r: Scope, ending: Ending): boolean {
 }
 
 /**
- * Whether a throttle met on route `r` is the whole origin's, on evidence that routes share it:
- * its quota announced on another route, the origin already paced or held, or a second route
+ * Whether a throttle met on the pass's route is the whole origin's, on evidence that routes share
+ * it: its quota announced on another route, the origin already paced or held, or a second route
  * throttled within `healthyAfterMs`. Each other route then pays at most one throttled request.
  * A limit is never the origin's for what one route's headers say alone: every draft-7 limiter
  * sends its policy, whether mounted on one route or on all.
  */
-function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: number): boolean {
+function isOriginWide(c: Control, { origin: o, route: r }: Pass, ended: Ended): boolean {
+  const now = ended.endedAt;
   const last = o.lastThrottle;
   o.lastThrottle = { route: r.name, at: now };
   return (
-    isAnnouncedElsewhere(o, r, ending) ||
+    isAnnouncedElsewhere(o, r, ended) ||
     isHeld(o, now) ||
     (last !== undefined &&
       last.route !== r.name &&
@@ -197,10 +212,10 @@ function isOriginWide(c: Control, o: Scope, r: Scope, ending: Ending, now: numbe
   );
 }
 
-/** A route's breaker opened while another route's was open too: the origin is broken. */
-function escalate(c: Control, o: Scope, opened: Scope, now: number): void {
+/** The pass's route's breaker opened while another route's was open too: the origin is broken. */
+function escalate(c: Control, { origin: o, route: r }: Pass, now: number): void {
   for (const scope of c.scopes.values()) {
-    if (scope.parent === o && scope !== opened && !isClosed(scope)) {
+    if (scope.parent === o && scope !== r && !isClosed(scope)) {
       o.breaker?.trip(now);
       return;
     }
@@ -209,18 +224,18 @@ function escalate(c: Control, o: Scope, opened: Scope, now: number): void {
 
 /**
  * Counts the attempt: a success for the origin and its route; a failure or throttle for its own
- * scope (the origin's for a fault of the connection, else the route's). Returns that scope.
+ * scope (the origin's for a fault of the connection, else the route's).
  */
-function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scope {
+function countOutcome(c: Control, pass: Pass, ended: Ended): void {
   const { origin: o, route: r, probes = [] } = pass;
-  const { result } = ending;
-  const own = ending.originWide ? o : r;
-  const counted = !result ? [] : result === 'success' ? [o, r] : [own];
+  const { result, endedAt: now } = ended;
+  const counted = !result ? [] : result === 'success' ? [o, r] : [ended.originWide ? o : r];
   for (const scope of counted) {
     const before = scope.breaker?.state;
-    record(scope, now, result as Counted, probes.includes(scope));
+    (probes.includes(scope) ? recordProbe : record)(scope, now, result as Counted);
+    // Only a route's breaker opening escalates to its origin.
     if (scope !== o && before === 'closed' && scope.breaker?.state === 'open') {
-      escalate(c, o, scope, now);
+      escalate(c, pass, now);
     }
   }
   for (const scope of probes) {
@@ -229,25 +244,26 @@ function countOutcome(c: Control, pass: Pass, now: number, ending: Ending): Scop
     if (!counted.includes(scope)) scope.breaker?.record(now, undefined, true);
     scope.waiters.wakeAll();
   }
-  return own;
 }
 
 /** Tells the pacer of the scope the throttle was met on (or of its origin) what the response said. */
-function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): void {
+function pace(c: Control, pass: Pass, ended: Ended): void {
   const { origin: o, route: r, holdProbe } = pass;
+  const now = ended.endedAt;
+  const own = ended.originWide ? o : r;
   const counts = own.window.counts(now);
   const signal =
-    c.pacing && ending.result !== undefined
-      ? throttleSignal(ending, { ...own, counts }, now)
+    c.pacing && ended.result !== undefined
+      ? throttleSignal(ended, { ...own, counts }, now)
       : undefined;
   if (!signal) {
-    if (own === r) isAnnouncedElsewhere(o, r, ending);
+    if (own === r) isAnnouncedElsewhere(o, r, ended);
     // A probe that succeeded ends every hold it went through (one held before it was sent: a
     // call that probes the route's hold went through the origin's too).
-    if (holdProbe && ending.result === 'success') {
+    if (holdProbe && ended.result === 'success') {
       for (const scope of [o, r]) {
         const { holdUntil, heldAt } = scope.pacer.state;
-        if (holdUntil > now && heldAt <= ending.sentAt) {
+        if (holdUntil > now && heldAt <= ended.sentAt) {
           pacerChange(scope, now, (pacer) => pacer.endHold(now));
         }
       }
@@ -258,8 +274,8 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
     // Not while others are seen to spend the quota (the server counting more of it spent than
     // this client's successes over the last second and requests in flight) within
     // `healthyAfterMs`: each client's share would look slow at every window's start.
-    const { rateLimit } = ending;
-    if (ending.result !== 'success' || !rateLimit) return;
+    const { rateLimit } = ended;
+    if (ended.result !== 'success' || !rateLimit) return;
     const { remaining = 0, limit = 0 } = rateLimit;
     for (const scope of [o, r]) {
       const { inFlight } = scope;
@@ -269,7 +285,7 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
         scope.pacer.paced &&
         !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
       ) {
-        pacerChange(scope, now, (pacer) => pacer.room(now, ending.sentAt));
+        pacerChange(scope, now, (pacer) => pacer.room(now, ended.sentAt));
       }
     }
     return;
@@ -277,34 +293,43 @@ function pace(c: Control, pass: Pass, own: Scope, now: number, ending: Ending): 
   let paced = own;
   // A 429 that names no wait and no quota is no evidence that routes share a limit (a server
   // may answer any route so at random): it goes to the origin only if the origin is paced.
-  const originWide =
-    own === r && (isBare(signal) ? isHeld(o, now) : isOriginWide(c, o, r, ending, now));
+  const originWide = own === r && (isBare(signal) ? isHeld(o, now) : isOriginWide(c, pass, ended));
   if (originWide) {
     paced = o;
     // A signal came with a result (see above).
-    if (ending.result !== 'success') record(o, now, ending.result as Counted, false);
+    if (ended.result !== 'success') record(o, now, ended.result as Counted);
   }
   const replacesHold = holdProbe === paced || holdProbe === own;
   const pacedCounts = paced.window.counts(now);
   pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, { ...signal, replacesHold }));
 }
 
-function settle(c: Control, pass: Pass, now: number, ending: Ending): void {
-  const { origin: o, route: r } = pass;
-  o.inFlight--;
-  r.inFlight--;
-  if (ending.result === 'success') {
-    const took = now - ending.sentAt;
-    // The latest success weighs 0.2 in the smoothed latency.
-    o.latencyMs = o.latencyMs ? o.latencyMs + 0.2 * (took - o.latencyMs) : took;
-    // The success path: a plain success, no probe, nothing its headers say.
-    if (pass === r.plain && !ending.rateLimit) {
-      record(o, now, 'success', false);
-      record(r, now, 'success', false);
-      return;
+/**
+ * How the client settles its attempts. Times given on its clock are read on the store's (an
+ * ending's `sentAt` too).
+ */
+function settlerOf(c: Control): (pass: Pass, now: number, ending: Ending) => void {
+  return (pass, now, ending) => {
+    const { origin: o, route: r } = pass;
+    const d = c.settings.store.clockOffset();
+    const endedAt = now + d;
+    o.inFlight--;
+    r.inFlight--;
+    if (ending.result === 'success') {
+      const took = now - ending.sentAt;
+      // The latest success weighs 0.2 in the smoothed latency.
+      o.latencyMs = o.latencyMs ? o.latencyMs + 0.2 * (took - o.latencyMs) : took;
+      // The success path: a plain success, no probe, nothing its headers say.
+      if (pass === r.plain && !ending.rateLimit) {
+        record(o, endedAt, 'success');
+        record(r, endedAt, 'success');
+        return;
+      }
     }
-  }
-  pace(c, pass, countOutcome(c, pass, now, ending), now, ending);
+    const ended = { ...ending, sentAt: ending.sentAt + d, endedAt };
+    countOutcome(c, pass, ended);
+    pace(c, pass, ended);
+  };
 }
 
 /**
@@ -343,29 +368,25 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     const scope = scopes.get(key);
     if (scope) adopt(scope, latest, scopeSettings);
   });
-  // Times given on this client's clock are read on the store's; an ending's `sentAt` is on it too.
-  const settleOn = (pass: Pass, now: number, ending: Ending): void => {
-    const d = store.clockOffset();
-    settle(c, pass, now + d, d ? { ...ending, sentAt: ending.sentAt + d } : ending);
-  };
+  const settle = settlerOf(c);
   return {
-    admit(origin, route, now, latest) {
+    // Times given on this client's clock are read on the store's.
+    admit(where, now, latest) {
       const d = store.clockOffset();
-      const verdict = admit(c, origin, route, now + d, latest + d);
+      const verdict = admit(scopesOf(c, where), now + d, latest + d);
       if (!d) return verdict;
       if (verdict.kind === 'wait') return { ...verdict, until: verdict.until - d };
       return { ...verdict, at: verdict.at - d };
     },
-    settle: settleOn,
+    settle,
     isStillAdmitted,
-    observe(origin, route, now, ending) {
-      const [o, r] = scopesOf(c, origin, route);
+    observe(where, now, ending) {
+      const [o, r] = scopesOf(c, where);
       o.inFlight++;
       r.inFlight++;
-      settleOn({ origin: o, route: r }, now, ending);
+      settle({ origin: o, route: r }, now, ending);
     },
-    subscribe: (scope, startedAt, wake, forSlot) =>
-      (forSlot ? scope.slotWaiters : scope.waiters).add(startedAt, wake),
+    waiters: (scope, forSlot) => (forSlot ? scope.slotWaiters : scope.waiters),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
     standing(origin, route, now) {
       const t = now + store.clockOffset();

@@ -165,21 +165,32 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
 /** A result that is counted: an attempt with none (cancelled, sent back to the gate) is not. */
 export type Counted = Exclude<AttemptResult, undefined>;
 
-/** Counts an attempt's result in the scope's window and breaker. */
-export function record(scope: Scope, now: number, result: Counted, probe: boolean): void {
-  if (result === 'success') scope.lastSuccessAt = now;
-  // A shared window (the scope has a breaker) is counted in by the breaker.
-  if (!scope.shared) scope.window.add(now, result);
-  scope.breaker?.record(now, result, probe);
-  if (result !== 'success') {
-    // The first failures after a healthy spell tell the rate it handled (a window that is
-    // already half failures has lost the successes that measured it).
-    const { successes, failures, throttled, spanMs } = scope.window.counts(now);
-    if (4 * (failures + throttled) < successes) {
-      scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+/**
+ * What counts an attempt's result in a scope's window and breaker: the result of the breaker's
+ * `probe` (which closes or opens it again, and is not counted in its window), or of any other.
+ */
+const counter =
+  (probe: boolean) =>
+  (scope: Scope, now: number, result: Counted): void => {
+    if (result === 'success') scope.lastSuccessAt = now;
+    // A shared window (the scope has a breaker) is counted in by the breaker.
+    if (!scope.shared) scope.window.add(now, result);
+    scope.breaker?.record(now, result, probe);
+    if (result !== 'success') {
+      // The first failures after a healthy spell tell the rate it handled (a window that is
+      // already half failures has lost the successes that measured it).
+      const { successes, failures, throttled, spanMs } = scope.window.counts(now);
+      if (4 * (failures + throttled) < successes) {
+        scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+      }
     }
-  }
-}
+  };
+
+/** Counts an attempt's result in the scope's window and breaker. */
+export const record = counter(false);
+
+/** Counts the result of the attempt that probed the scope's breaker. */
+export const recordProbe = counter(true);
 
 /** Whether pacing holds the scope: paced, or held until a reset. */
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
