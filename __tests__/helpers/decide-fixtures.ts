@@ -1,14 +1,15 @@
 import type { RequestRetryOptions, RetryState } from '../../src/contract/types';
 import { resolveClientOptions } from '../../src/options/options';
-import type { AttemptOutcome } from '../../src/retry/policy';
+import type { OutcomeToDecide } from '../../src/retry/policy';
 
 // The inputs of the retry policy's `decide` (src/retry/policy.ts), built the same way by every
-// suite that calls it: a failed attempt, the call's state, and resolved options.
+// suite that calls it: a failed attempt (decided at `NOW`, with no budget), the call's state, and
+// resolved options.
 
 export const NOW = 1_000_000;
 
-/** A GET answered 503 that reached the server, with no verdict of `shouldRetry`. */
-export function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome {
+/** A GET answered 503 that reached the server, decided at `NOW`, with no `shouldRetry` verdict. */
+export function outcome(overrides: Partial<OutcomeToDecide> = {}): OutcomeToDecide {
   return {
     classification: { kind: 'status', neverSent: false },
     status: 503,
@@ -16,6 +17,7 @@ export function outcome(overrides: Partial<AttemptOutcome> = {}): AttemptOutcome
     hasIdempotencyKey: false,
     replayableBody: true,
     verdict: () => undefined,
+    decisionAt: NOW,
     ...overrides,
   };
 }

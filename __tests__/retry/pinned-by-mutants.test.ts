@@ -2,19 +2,19 @@
 // (docs/mutation.md): each test below fails with the mutant its comment names.
 import { createRetryBudget } from '../../src/retry/budget';
 import { decide, isPacedThrottle } from '../../src/retry/policy';
-import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
+import { options, outcome, state } from '../helpers/decide-fixtures';
 
 describe("decide: the server's advice", () => {
   it('`advice: true` retries what the default rule would not (a POST 503 without a key)', () => {
     const post = outcome({ method: 'POST' });
-    expect(decide(post, state(), options(), undefined, NOW).retry).toBe(false);
-    expect(decide({ ...post, advice: true }, state(), options(), undefined, NOW)).toMatchObject({
+    expect(decide(post, state(), options()).retry).toBe(false);
+    expect(decide({ ...post, advice: true }, state(), options())).toMatchObject({
       retry: true,
     });
   });
 
   it('`advice: false` stops a call the default rule would retry, as upstream-gave-up', () => {
-    expect(decide(outcome({ advice: false }), state(), options(), undefined, NOW)).toEqual({
+    expect(decide(outcome({ advice: false }), state(), options())).toEqual({
       retry: false,
       reason: 'upstream-gave-up',
     });
@@ -26,7 +26,7 @@ describe('decide: what is not counted against `retries`', () => {
     expect(isPacedThrottle(outcome({ status: 429, paced: true }))).toBe(true);
     // Three retries sent, none throttled so far: this paced 429 is the first free one.
     const used = state({ retryCount: 3 });
-    expect(decide(outcome({ status: 429, paced: true }), used, options(), undefined, NOW)).toEqual(
+    expect(decide(outcome({ status: 429, paced: true }), used, options())).toEqual(
       expect.objectContaining({ retry: true }),
     );
   });
@@ -37,7 +37,7 @@ describe('decide: what is not counted against `retries`', () => {
       status: undefined,
     });
     const used = state({ retryCount: 3 });
-    expect(decide(refused, used, options({ deadlineMs: 60_000 }), undefined, NOW).retry).toBe(true);
+    expect(decide(refused, used, options({ deadlineMs: 60_000 })).retry).toBe(true);
   });
 });
 
@@ -45,7 +45,7 @@ describe("decide: the caller's retryDelay", () => {
   const delay = () => 1234;
 
   it('takes the place of the backoff draw', () => {
-    expect(decide(outcome({ delay }), state(), options(), undefined, NOW)).toEqual({
+    expect(decide(outcome({ delay }), state(), options())).toEqual({
       retry: true,
       delayMs: 1234,
       finalAttempt: false,
@@ -54,13 +54,15 @@ describe("decide: the caller's retryDelay", () => {
 
   it("gives way to a server's wait", () => {
     // 500 ms asked, then the first retry's spread: 0.5 × 100 ms.
-    expect(
-      decide(outcome({ delay, serverWaitMs: 500 }), state(), options(), undefined, NOW),
-    ).toEqual({ retry: true, delayMs: 550, finalAttempt: false });
+    expect(decide(outcome({ delay, serverWaitMs: 500 }), state(), options())).toEqual({
+      retry: true,
+      delayMs: 550,
+      finalAttempt: false,
+    });
   });
 
   it('without one, the draw is the delay', () => {
-    expect(decide(outcome(), state(), options(), undefined, NOW)).toEqual({
+    expect(decide(outcome(), state(), options())).toEqual({
       retry: true,
       delayMs: 50,
       finalAttempt: false,

@@ -1,14 +1,14 @@
 import type { RequestRetryOptions, RetryState } from '../../src/contract/types';
 import type { Classification } from '../../src/http/classify';
 import { createRetryBudget } from '../../src/retry/budget';
-import { type AttemptOutcome, decide } from '../../src/retry/policy';
+import { decide, type OutcomeToDecide } from '../../src/retry/policy';
 import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
 
 const reset: Classification = { kind: 'transient', neverSent: false };
 const refused: Classification = { kind: 'transient', neverSent: true };
 
 describe('decide: what is retried', () => {
-  it.each<[string, Partial<AttemptOutcome>, boolean]>([
+  it.each<[string, Partial<OutcomeToDecide>, boolean]>([
     ['a GET answered 503', {}, true],
     ['a GET answered 408', { status: 408 }, true],
     ['a GET answered 429', { status: 429 }, true],
@@ -41,7 +41,7 @@ describe('decide: what is retried', () => {
       false,
     ],
   ])('%s → retried: %s', (_label, overrides, retried) => {
-    const decision = decide(outcome(overrides), state(), options(), undefined, NOW);
+    const decision = decide(outcome(overrides), state(), options());
     expect(decision.retry).toBe(retried);
     if (!decision.retry) expect(decision.reason).toBe('not-retryable');
   });
@@ -55,26 +55,18 @@ describe('decide: what is retried', () => {
       }),
       state(),
       options(),
-      undefined,
-      NOW,
     );
     expect(decision).toEqual({ retry: false, reason: 'canceled' });
   });
 
   it('lets shouldRetry decide both ways, and fall back with undefined', () => {
     const on404 = outcome({ status: 404 });
-    expect(
-      decide({ ...on404, verdict: () => true }, state(), options(), undefined, NOW).retry,
-    ).toBe(true);
-    expect(
-      decide({ ...outcome(), verdict: () => false }, state(), options(), undefined, NOW),
-    ).toEqual({
+    expect(decide({ ...on404, verdict: () => true }, state(), options()).retry).toBe(true);
+    expect(decide({ ...outcome(), verdict: () => false }, state(), options())).toEqual({
       retry: false,
       reason: 'not-retryable',
     });
-    expect(
-      decide({ ...outcome(), verdict: () => undefined }, state(), options(), undefined, NOW).retry,
-    ).toBe(true);
+    expect(decide({ ...outcome(), verdict: () => undefined }, state(), options()).retry).toBe(true);
   });
 
   it('does not ask shouldRetry when the request is canceled', () => {
@@ -83,13 +75,11 @@ describe('decide: what is retried', () => {
       outcome({ classification: { kind: 'canceled', neverSent: false }, verdict }),
       state(),
       options(),
-      undefined,
-      NOW,
     );
     expect(verdict).not.toHaveBeenCalled();
   });
 
-  it.each<[string, Partial<AttemptOutcome>, Partial<RetryState>, RequestRetryOptions, string]>([
+  it.each<[string, Partial<OutcomeToDecide>, Partial<RetryState>, RequestRetryOptions, string]>([
     ['retries ran out', {}, { retryCount: 3 }, { retries: 3 }, 'retries-exhausted'],
     ['the body cannot be sent again', { replayableBody: false }, {}, {}, 'body-not-replayable'],
     ['the deadline passed', {}, { startedAt: NOW - 1000 }, { deadlineMs: 1000 }, 'deadline'],
@@ -102,8 +92,6 @@ describe('decide: what is retried', () => {
         outcome({ ...given, verdict }),
         state(at),
         options({ ...opts, shouldRetry: () => false }),
-        undefined,
-        NOW,
       );
       expect(decision).toEqual({ retry: false, reason });
       expect(verdict).not.toHaveBeenCalled();
@@ -111,29 +99,26 @@ describe('decide: what is retried', () => {
   );
 
   it('still names a failure the default rule never repeats not-retryable, without shouldRetry', () => {
-    expect(
-      decide(outcome({ status: 404 }), state({ retryCount: 3 }), options(), undefined, NOW),
-    ).toEqual({ retry: false, reason: 'not-retryable' });
+    expect(decide(outcome({ status: 404 }), state({ retryCount: 3 }), options())).toEqual({
+      retry: false,
+      reason: 'not-retryable',
+    });
   });
 
   it('does not retry a body that cannot be sent again', () => {
-    expect(decide(outcome({ replayableBody: false }), state(), options(), undefined, NOW)).toEqual({
+    expect(decide(outcome({ replayableBody: false }), state(), options())).toEqual({
       retry: false,
       reason: 'body-not-replayable',
     });
   });
 
   it('stops after `retries` retries', () => {
-    expect(
-      decide(outcome(), state({ retryCount: 2 }), options({ retries: 3 }), undefined, NOW).retry,
-    ).toBe(true);
-    expect(
-      decide(outcome(), state({ retryCount: 3 }), options({ retries: 3 }), undefined, NOW),
-    ).toEqual({
+    expect(decide(outcome(), state({ retryCount: 2 }), options({ retries: 3 })).retry).toBe(true);
+    expect(decide(outcome(), state({ retryCount: 3 }), options({ retries: 3 }))).toEqual({
       retry: false,
       reason: 'retries-exhausted',
     });
-    expect(decide(outcome(), state(), options({ retries: 0 }), undefined, NOW)).toEqual({
+    expect(decide(outcome(), state(), options({ retries: 0 }))).toEqual({
       retry: false,
       reason: 'retries-exhausted',
     });
@@ -143,34 +128,16 @@ describe('decide: what is retried', () => {
 describe('decide: how long to wait', () => {
   it('draws full jitter over the doubling ceiling', () => {
     const delays = [0, 1, 2, 3].map((retryCount) => {
-      const decision = decide(
-        outcome(),
-        state({ retryCount }),
-        options({ retries: 5 }),
-        undefined,
-        NOW,
-      );
+      const decision = decide(outcome(), state({ retryCount }), options({ retries: 5 }));
       return decision.retry ? decision.delayMs : undefined;
     });
     expect(delays).toEqual([50, 100, 200, 400]);
   });
 
   it('waits the Retry-After plus the jitter draw, never less than asked', () => {
-    const decision = decide(
-      outcome({ status: 429, serverWaitMs: 2000 }),
-      state(),
-      options(),
-      undefined,
-      NOW,
-    );
+    const decision = decide(outcome({ status: 429, serverWaitMs: 2000 }), state(), options());
     expect(decision).toEqual({ retry: true, delayMs: 2050, finalAttempt: false });
-    const noJitter = decide(
-      outcome({ serverWaitMs: 2000 }),
-      state(),
-      options({ random: () => 0 }),
-      undefined,
-      NOW,
-    );
+    const noJitter = decide(outcome({ serverWaitMs: 2000 }), state(), options({ random: () => 0 }));
     expect(noJitter).toEqual({ retry: true, delayMs: 2000, finalAttempt: false });
   });
 
@@ -180,8 +147,6 @@ describe('decide: how long to wait', () => {
         outcome({ status: 429, serverWaitMs: 1000 }),
         state({ retryCount }),
         options({ retries: 10, random: () => 0.999 }),
-        undefined,
-        NOW,
       );
       return decision.retry ? decision.delayMs - 1000 : undefined;
     });
@@ -194,32 +159,24 @@ describe('decide: how long to wait', () => {
       outcome({ serverWaitMs: 1000 }),
       state({ retryCount: 5 }),
       options({ retries: 10, baseDelayMs: 500, maxDelayMs: 40, random: () => 0.5 }),
-      undefined,
-      NOW,
     );
     expect(decision).toEqual({ retry: true, delayMs: 1020, finalAttempt: false });
   });
 
   it('waits as long as the server asked, plus the spread', () => {
-    const decision = decide(outcome({ serverWaitMs: 10_000 }), state(), options(), undefined, NOW);
+    const decision = decide(outcome({ serverWaitMs: 10_000 }), state(), options());
     expect(decision).toEqual({ retry: true, delayMs: 10_050, finalAttempt: false });
   });
 
   it('falls back to plain backoff when the server asked for no wait it could read', () => {
-    const decision = decide(
-      outcome({ serverWaitMs: undefined }),
-      state(),
-      options(),
-      undefined,
-      NOW,
-    );
+    const decision = decide(outcome({ serverWaitMs: undefined }), state(), options());
     expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: false });
   });
 
   it('stops at once when Retry-After asks for more than maxRetryAfterMs', () => {
-    const decision = decide(outcome({ serverWaitMs: 61000 }), state(), options(), undefined, NOW);
+    const decision = decide(outcome({ serverWaitMs: 61000 }), state(), options());
     expect(decision).toEqual({ retry: false, reason: 'retry-after-too-long' });
-    const atLimit = decide(outcome({ serverWaitMs: 60000 }), state(), options(), undefined, NOW);
+    const atLimit = decide(outcome({ serverWaitMs: 60000 }), state(), options());
     expect(atLimit.retry).toBe(true);
   });
 
@@ -232,19 +189,19 @@ describe('decide: how long to wait', () => {
     'stops on a wait of %s even with maxRetryAfterMs: Infinity: never sooner than asked',
     (_, ms) => {
       const unbounded = options({ maxRetryAfterMs: Infinity });
-      expect(decide(outcome({ serverWaitMs: ms }), state(), unbounded, undefined, NOW)).toEqual({
+      expect(decide(outcome({ serverWaitMs: ms }), state(), unbounded)).toEqual({
         retry: false,
         reason: 'retry-after-too-long',
       });
       // A day itself is waited.
-      const day = decide(outcome({ serverWaitMs: 86_400_000 }), state(), unbounded, undefined, NOW);
+      const day = decide(outcome({ serverWaitMs: 86_400_000 }), state(), unbounded);
       expect(day).toMatchObject({ retry: true, delayMs: 86_400_050 });
     },
   );
 
   it('waits for the later of a gRPC pushback and a Retry-After', () => {
     const both = (advice: number, serverWaitMs: number) =>
-      decide(outcome({ advice, serverWaitMs }), state(), options(), undefined, NOW);
+      decide(outcome({ advice, serverWaitMs }), state(), options());
     expect(both(0, 3000)).toMatchObject({ retry: true, delayMs: 3050 });
     expect(both(5000, 3000)).toMatchObject({ retry: true, delayMs: 5050 });
     expect(both(61_000, 0)).toEqual({ retry: false, reason: 'retry-after-too-long' });
@@ -255,7 +212,7 @@ describe('decide: the deadline', () => {
   const withDeadline = options({ deadlineMs: 1000 });
 
   it('stops when the deadline has passed', () => {
-    expect(decide(outcome(), state(), withDeadline, undefined, NOW + 1000)).toEqual({
+    expect(decide(outcome({ decisionAt: NOW + 1000 }), state(), withDeadline)).toEqual({
       retry: false,
       reason: 'deadline',
     });
@@ -263,7 +220,7 @@ describe('decide: the deadline', () => {
 
   it('stops after the attempt the deadline allowed as the last one', () => {
     expect(
-      decide(outcome(), state({ finalAttempt: true }), withDeadline, undefined, NOW + 10),
+      decide(outcome({ decisionAt: NOW + 10 }), state({ finalAttempt: true }), withDeadline),
     ).toEqual({
       retry: false,
       reason: 'deadline',
@@ -271,20 +228,18 @@ describe('decide: the deadline', () => {
   });
 
   it('gives another last attempt when the last one was refused: it never reached the server', () => {
-    const afterRefusal = outcome({ classification: refused, status: undefined });
-    const decision = decide(
-      afterRefusal,
-      state({ finalAttempt: true }),
-      withDeadline,
-      undefined,
-      NOW + 10,
-    );
+    const afterRefusal = outcome({
+      classification: refused,
+      status: undefined,
+      decisionAt: NOW + 10,
+    });
+    const decision = decide(afterRefusal, state({ finalAttempt: true }), withDeadline);
     // Retry 1's draw of 50 ms fits in the 990 ms left: an ordinary retry again.
     expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: false });
   });
 
   it('keeps the backoff draw when it ends before the deadline', () => {
-    expect(decide(outcome(), state(), withDeadline, undefined, NOW + 900)).toEqual({
+    expect(decide(outcome({ decisionAt: NOW + 900 }), state(), withDeadline)).toEqual({
       retry: true,
       delayMs: 50,
       finalAttempt: false,
@@ -296,24 +251,22 @@ describe('decide: the deadline', () => {
     const random = () => draws.shift() ?? 0;
     // Retry 4 has a ceiling of 800 ms: the draw of 720 ms would end past the 100 ms left.
     const decision = decide(
-      outcome(),
+      outcome({ decisionAt: NOW + 900 }),
       state({ retryCount: 3 }),
       options({ retries: 5, deadlineMs: 1000, random }),
-      undefined,
-      NOW + 900,
     );
     expect(decision).toEqual({ retry: true, delayMs: 25, finalAttempt: true });
   });
 
   it('stops at once when a Retry-After ends past the deadline', () => {
-    expect(decide(outcome({ serverWaitMs: 2000 }), state(), withDeadline, undefined, NOW)).toEqual({
+    expect(decide(outcome({ serverWaitMs: 2000 }), state(), withDeadline)).toEqual({
       retry: false,
       reason: 'deadline',
     });
   });
 
   it('stops when a Retry-After ends exactly at the deadline: the attempt would have no time', () => {
-    expect(decide(outcome({ serverWaitMs: 1000 }), state(), withDeadline, undefined, NOW)).toEqual({
+    expect(decide(outcome({ serverWaitMs: 1000 }), state(), withDeadline)).toEqual({
       retry: false,
       reason: 'deadline',
     });
@@ -322,11 +275,9 @@ describe('decide: the deadline', () => {
   it('makes a draw that ends exactly at the deadline a last attempt', () => {
     // 0.5 × 200 ms = 100 ms, and 100 ms are left.
     const decision = decide(
-      outcome(),
+      outcome({ decisionAt: NOW + 900 }),
       state({ retryCount: 1 }),
       withDeadline,
-      undefined,
-      NOW + 900,
     );
     expect(decision).toEqual({ retry: true, delayMs: 50, finalAttempt: true });
   });
@@ -336,18 +287,10 @@ describe('decide: the deadline', () => {
       outcome({ serverWaitMs: 1000 }),
       state(),
       options({ deadlineMs: 1500 }),
-      undefined,
-      NOW,
     );
     // 1000 ms asked + 50 ms jitter fits in 1500 ms.
     expect(decision).toEqual({ retry: true, delayMs: 1050, finalAttempt: false });
-    const tight = decide(
-      outcome({ serverWaitMs: 1000 }),
-      state(),
-      options({ deadlineMs: 1040 }),
-      undefined,
-      NOW,
-    );
+    const tight = decide(outcome({ serverWaitMs: 1000 }), state(), options({ deadlineMs: 1040 }));
     // 1050 ms would end past 1040 ms: a last attempt between 1000 ms and 1040 ms.
     expect(tight).toEqual({ retry: true, delayMs: 1020, finalAttempt: true });
   });
@@ -356,8 +299,8 @@ describe('decide: the deadline', () => {
 describe('decide: the retry budget', () => {
   it('stops with budget-exhausted when the budget refuses', () => {
     const budget = createRetryBudget({ ratio: 0, minRetriesPerSecond: 1, windowMs: 1000 });
-    expect(decide(outcome(), state(), options(), budget, NOW).retry).toBe(true);
-    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({
+    expect(decide(outcome({ budget }), state(), options()).retry).toBe(true);
+    expect(decide(outcome({ budget }), state(), options())).toEqual({
       retry: false,
       reason: 'budget-exhausted',
     });
@@ -365,9 +308,9 @@ describe('decide: the retry budget', () => {
 
   it('does not charge a retry of a request that never reached the server', () => {
     const budget = createRetryBudget({ ratio: 0, minRetriesPerSecond: 0, windowMs: 1000 });
-    const neverSent = outcome({ classification: refused, status: undefined });
-    expect(decide(neverSent, state(), options(), budget, NOW).retry).toBe(true);
-    expect(decide(outcome(), state(), options(), budget, NOW)).toEqual({
+    const neverSent = outcome({ classification: refused, status: undefined, budget });
+    expect(decide(neverSent, state(), options()).retry).toBe(true);
+    expect(decide(outcome({ budget }), state(), options())).toEqual({
       retry: false,
       reason: 'budget-exhausted',
     });
@@ -379,16 +322,16 @@ describe('decide: the retry budget', () => {
       tryWithdraw: jest.fn(() => true),
       remaining: () => 1,
     };
-    decide(outcome({ status: 404 }), state(), options(), budget, NOW);
-    decide(outcome(), state({ retryCount: 3 }), options(), budget, NOW);
-    decide(outcome({ serverWaitMs: 600000 }), state(), options(), budget, NOW);
+    decide(outcome({ status: 404, budget }), state(), options());
+    decide(outcome({ budget }), state({ retryCount: 3 }), options());
+    decide(outcome({ serverWaitMs: 600000, budget }), state(), options());
     expect(budget.tryWithdraw).not.toHaveBeenCalled();
   });
 });
 
 describe("decide: the IETF Idempotency-Key draft's 409 (the original still in flight)", () => {
   const conflict = { status: 409, method: 'POST' };
-  it.each<[string, Partial<AttemptOutcome>, Partial<RetryState>, boolean]>([
+  it.each<[string, Partial<OutcomeToDecide>, Partial<RetryState>, boolean]>([
     [
       'a 409 to a retry of a keyed POST',
       { ...conflict, hasIdempotencyKey: true },
@@ -415,20 +358,20 @@ describe("decide: the IETF Idempotency-Key draft's 409 (the original still in fl
       false,
     ],
   ])('%s: retried = %s', (_name, given, at, retried) => {
-    const decision = decide(outcome(given), state(at), options(), undefined, NOW);
+    const decision = decide(outcome(given), state(at), options());
     expect(decision.retry).toBe(retried);
     if (!decision.retry) expect(decision.reason).toBe('not-retryable');
   });
 
   it('backs off before it, and shouldRetry still overrules it', () => {
     const keyed = outcome({ ...conflict, hasIdempotencyKey: true });
-    expect(decide(keyed, state({ retryCount: 1 }), options(), undefined, NOW)).toEqual({
+    expect(decide(keyed, state({ retryCount: 1 }), options())).toEqual({
       retry: true,
       delayMs: 100, // 0.5 × the second retry's ceiling of 200
       finalAttempt: false,
     });
     const refused = outcome({ ...conflict, hasIdempotencyKey: true, verdict: () => false });
-    expect(decide(refused, state({ retryCount: 1 }), options(), undefined, NOW).retry).toBe(false);
+    expect(decide(refused, state({ retryCount: 1 }), options()).retry).toBe(false);
   });
 });
 
@@ -438,10 +381,10 @@ describe('decide: throttles of a paced scope, and refused attempts under a deadl
   it('does not count a 429 of a paced scope against retries, up to `retries` of them', () => {
     // 3 retries sent, 2 of them after paced 429s, and this attempt a paced 429: 3 are free.
     const state3 = state({ retryCount: 3, throttledCount: 2 });
-    expect(decide(outcome(paced429), state3, options(), undefined, NOW).retry).toBe(true);
+    expect(decide(outcome(paced429), state3, options()).retry).toBe(true);
     // 6 sent, 3 free: the count is used up.
     const state6 = state({ retryCount: 6, throttledCount: 5 });
-    expect(decide(outcome(paced429), state6, options(), undefined, NOW)).toEqual({
+    expect(decide(outcome(paced429), state6, options())).toEqual({
       retry: false,
       reason: 'retries-exhausted',
     });
@@ -450,14 +393,14 @@ describe('decide: throttles of a paced scope, and refused attempts under a deadl
   it('counts a 429 or 503 of a scope that is not paced, and a paced 500, as usual', () => {
     const used = state({ retryCount: 3 });
     for (const failure of [{ status: 429 }, { status: 503 }, { status: 500, paced: true }]) {
-      expect(decide(outcome(failure), used, options(), undefined, NOW)).toEqual({
+      expect(decide(outcome(failure), used, options())).toEqual({
         retry: false,
         reason: 'retries-exhausted',
       });
     }
     // A paced 503 is an overload pacing bounds (a leaky bucket's default answer).
     const paced503 = outcome({ status: 503, paced: true });
-    expect(decide(paced503, used, options(), undefined, NOW).retry).toBe(true);
+    expect(decide(paced503, used, options()).retry).toBe(true);
   });
 
   it('with a deadline, does not count attempts that never reached the server', () => {
@@ -467,9 +410,9 @@ describe('decide: throttles of a paced scope, and refused attempts under a deadl
     });
     const used = state({ retryCount: 5, refusedCount: 4 });
     const withDeadline = options({ deadlineMs: 60_000 });
-    expect(decide(refused, used, withDeadline, undefined, NOW).retry).toBe(true);
+    expect(decide(refused, used, withDeadline).retry).toBe(true);
     // Without one, they do.
-    expect(decide(refused, used, options(), undefined, NOW)).toEqual({
+    expect(decide(refused, used, options())).toEqual({
       retry: false,
       reason: 'retries-exhausted',
     });

@@ -11,7 +11,7 @@ import {
   SHOULD_RETRY_HEADER,
   upstreamGaveUp,
 } from '../../src/server';
-import { NOW, options, outcome, state } from '../helpers/decide-fixtures';
+import { options, outcome, state } from '../helpers/decide-fixtures';
 import { failureOf } from '../helpers/failure';
 
 // Issue 16, without a network: the client side (server signals in decide, the propagated
@@ -20,11 +20,11 @@ import { failureOf } from '../helpers/failure';
 describe('decide honours what the server said', () => {
   it('stops with upstream-gave-up on "don\'t retry", whatever shouldRetry says, before any limit', () => {
     const said = outcome({ advice: false, verdict: () => true });
-    expect(decide(said, state(), options({ shouldRetry: () => true }), undefined, NOW)).toEqual({
+    expect(decide(said, state(), options({ shouldRetry: () => true }))).toEqual({
       retry: false,
       reason: 'upstream-gave-up',
     });
-    expect(decide(said, state({ retryCount: 3 }), options(), undefined, NOW)).toEqual({
+    expect(decide(said, state({ retryCount: 3 }), options())).toEqual({
       retry: false,
       reason: 'upstream-gave-up',
     });
@@ -32,34 +32,20 @@ describe('decide honours what the server said', () => {
 
   it('retries what the default rule would not when the server vouches for it (Stripe-Should-Retry: true)', () => {
     const conflict = outcome({ status: 409 });
-    expect(decide(conflict, state(), options(), undefined, NOW).retry).toBe(false);
-    expect(decide({ ...conflict, advice: true }, state(), options(), undefined, NOW).retry).toBe(
-      true,
-    );
+    expect(decide(conflict, state(), options()).retry).toBe(false);
+    expect(decide({ ...conflict, advice: true }, state(), options()).retry).toBe(true);
     const post = outcome({ method: 'POST' });
-    expect(decide(post, state(), options(), undefined, NOW).retry).toBe(false);
-    expect(decide({ ...post, advice: true }, state(), options(), undefined, NOW).retry).toBe(true);
+    expect(decide(post, state(), options()).retry).toBe(false);
+    expect(decide({ ...post, advice: true }, state(), options()).retry).toBe(true);
     // The caller's own shouldRetry still has the last word over a "yes".
-    expect(
-      decide(
-        { ...conflict, advice: true, verdict: () => false },
-        state(),
-        options(),
-        undefined,
-        NOW,
-      ),
-    ).toEqual({ retry: false, reason: 'not-retryable' });
+    expect(decide({ ...conflict, advice: true, verdict: () => false }, state(), options())).toEqual(
+      { retry: false, reason: 'not-retryable' },
+    );
   });
 
   it("waits a pushback, plus the first retry's spread; with a Retry-After too, the later of the two (never sooner than either asked)", () => {
     const decide700 = (serverWaitMs?: number) =>
-      decide(
-        outcome({ advice: 700, serverWaitMs }),
-        state({ retryCount: 2 }),
-        options(),
-        undefined,
-        NOW,
-      );
+      decide(outcome({ advice: 700, serverWaitMs }), state({ retryCount: 2 }), options());
     // 700 ms, and half (random 0.5) of the first retry's ceiling, 100 ms.
     expect(decide700()).toEqual({ retry: true, delayMs: 750, finalAttempt: false });
     expect(decide700(300)).toEqual({ retry: true, delayMs: 750, finalAttempt: false });
@@ -67,18 +53,14 @@ describe('decide honours what the server said', () => {
   });
 
   it('does not wait a pushback longer than maxRetryAfterMs, nor one past the deadline', () => {
-    expect(
-      decide(
-        outcome({ advice: 5000 }),
-        state(),
-        options({ maxRetryAfterMs: 1000 }),
-        undefined,
-        NOW,
-      ),
-    ).toEqual({ retry: false, reason: 'retry-after-too-long' });
-    expect(
-      decide(outcome({ advice: 5000 }), state(), options({ deadlineMs: 2000 }), undefined, NOW),
-    ).toEqual({ retry: false, reason: 'deadline' });
+    expect(decide(outcome({ advice: 5000 }), state(), options({ maxRetryAfterMs: 1000 }))).toEqual({
+      retry: false,
+      reason: 'retry-after-too-long',
+    });
+    expect(decide(outcome({ advice: 5000 }), state(), options({ deadlineMs: 2000 }))).toEqual({
+      retry: false,
+      reason: 'deadline',
+    });
   });
 });
 

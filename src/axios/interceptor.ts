@@ -225,7 +225,7 @@ async function decideRetry(
   // charge), and the call is decided again with the answer.
   let pending: Promise<boolean | undefined> | undefined;
   const decideWith = (verdict: () => boolean | undefined) =>
-    decide({ ...outcome, verdict }, state, options, budget, clockNow());
+    decide({ ...outcome, verdict, budget, decisionAt: clockNow() }, state, options);
   let decision = decideWith(() => {
     pending = askShouldRetry(options, failure, state);
     return pending && false;

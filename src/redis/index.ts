@@ -106,13 +106,13 @@ export function createRedisStore(client: RedisClient, options?: RedisStoreOption
     latest: sync.latest,
     watch: sync.watch,
     async lease(key, ttlMs) {
-      const args = [id, leaseTtl(ttlMs, stateTtlMs), String(stateTtlMs)];
-      const reply = await link.script(LEASE, [leaseKey(key)], args);
+      const argv = [leaseKey(key), id, leaseTtl(ttlMs, stateTtlMs), String(stateTtlMs)];
+      const reply = await link.script(LEASE, argv);
       // Unanswered: the breaker here decides alone, else no client would probe while Redis is away.
       return reply === UNANSWERED || reply === 'OK';
     },
     unlease(key) {
-      void link.script(RELEASE, [leaseKey(key)], [id]);
+      void link.script(RELEASE, [leaseKey(key), id]);
     },
     clients: presence.clients,
     close() {

@@ -54,9 +54,9 @@ export function startPresence(link: Link, setKey: string, client: string): Prese
     if (beating) return;
     beating = true;
     const sent = now();
-    const args = [client, String(STALE_MS), String(STALE_MS)];
+    const argv = [setKey, client, String(STALE_MS), String(STALE_MS)];
     // Not on any call's path: it may wait up to a beat (its round trip is weighed, below).
-    const reply = await link.script(HEARTBEAT, [setKey], args, HEARTBEAT_MS);
+    const reply = await link.script(HEARTBEAT, argv, HEARTBEAT_MS);
     const received = now();
     beating = false;
     const answer = reply === UNANSWERED ? undefined : readBeat(reply);

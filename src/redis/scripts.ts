@@ -77,14 +77,16 @@ function isNoScript(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
-/** Runs a script by its SHA, by its source when the server lost it. May reject. */
+/**
+ * Runs a script by its SHA, by its source when the server lost it. `argv`: its key (each script
+ * works on one, `KEYS[1]`), then its arguments (`ARGV`). May reject.
+ */
 async function runScript(
   connection: Connection,
   { source, sha }: Script,
-  keys: readonly string[],
-  args: readonly string[],
+  argv: readonly string[],
 ): Promise<unknown> {
-  const tail = [String(keys.length), ...keys, ...args];
+  const tail = ['1', ...argv];
   try {
     return await connection.send(['EVALSHA', sha, ...tail]);
   } catch (error) {
@@ -104,7 +106,8 @@ export type Reply = unknown | typeof UNANSWERED;
  */
 export interface Link {
   command(args: string[], timeoutMs?: number): Promise<Reply>;
-  script(script: Script, keys: string[], args: string[], timeoutMs?: number): Promise<Reply>;
+  /** `argv`: the script's key, then its arguments. */
+  script(script: Script, argv: string[], timeoutMs?: number): Promise<Reply>;
 }
 
 function bounded(work: () => Promise<unknown>, timeoutMs: number): Promise<Reply> {
@@ -132,7 +135,6 @@ export function boundedLink(
     closed() || !connection.ready() ? Promise.resolve(UNANSWERED) : bounded(work, bound);
   return {
     command: (args, bound) => ask(() => connection.send(args), bound),
-    script: (source, keys, args, bound) =>
-      ask(() => runScript(connection, source, keys, args), bound),
+    script: (source, argv, bound) => ask(() => runScript(connection, source, argv), bound),
   };
 }

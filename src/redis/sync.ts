@@ -92,15 +92,7 @@ interface Scopes {
 async function drain({ settings, chains, tell }: Scopes, key: string, chain: Chain) {
   try {
     while (chain.pending.length > 0) {
-      const batch = chain.pending.splice(0);
-      const first = batch[0]?.current ?? chain.local;
-      const base = chain.stored && newer(chain.stored, first) ? chain.stored : first;
-      const stored = await write(
-        settings,
-        key,
-        base,
-        batch.map(({ change }) => change),
-      );
+      const stored = await write(settings, key, chain);
       chain.stored = stored;
       const settled = chain.pending.length === 0;
       // The state Redis kept, with its version: ours (confirmed), or another client's.
@@ -173,24 +165,27 @@ function storedVersion(reply: unknown): number | undefined {
 }
 
 /**
- * Makes `changes` on `base` and stores the result where the stored version is still `base`'s,
- * else makes them again on the state stored. Resolves to the state stored (the last one seen when
- * every attempt lost), or `undefined` when Redis did not answer: the changes then stand here only.
+ * Takes the changes waiting on `chain` and makes them on a base: the state stored when it is as
+ * new as the one the first of them was made on, else that one. Stores the result where the stored
+ * version is still the base's, else makes them again on the state stored. Resolves to the state
+ * stored (the last one seen when every attempt lost), or `undefined` when Redis did not answer:
+ * the changes then stand here only.
  */
 async function write(
   { link, client, channel, scopeKey, ttlMs }: ScopeSyncSettings,
   key: string,
-  base: SharedScope,
-  changes: readonly ScopeChange[],
+  chain: Chain,
 ): Promise<SharedScope | undefined> {
-  let expected = base;
+  const batch = chain.pending.splice(0);
+  const first = batch[0]?.current ?? chain.local;
+  let expected = chain.stored && newer(chain.stored, first) ? chain.stored : first;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const next = changes.reduce(step, expected);
+    const next = batch.reduce((state, { change }) => step(state, change), expected);
     const json = encodeScope(next);
     if (json === undefined) return undefined;
     const message = encodeMessage(client, key, json);
-    const args = [String(expected.version), json, String(ttlMs), channel, message];
-    const reply = await link.script(COMPARE_AND_SET, [scopeKey(key)], args);
+    const argv = [scopeKey(key), String(expected.version), json, String(ttlMs), channel, message];
+    const reply = await link.script(COMPARE_AND_SET, argv);
     if (reply === null) return next;
     if (reply === UNANSWERED) return undefined;
     const stored = decodeScope(parseJson(reply));

@@ -32,6 +32,16 @@ export interface AttemptOutcome {
   readonly delay?: ((delayMs: number) => number) | undefined;
 }
 
+/**
+ * A failed attempt's outcome as `decide` weighs it: with when the decision is made and the retry
+ * budget, if any, that a retry would be charged to.
+ */
+export interface OutcomeToDecide extends AttemptOutcome {
+  /** When the decision is made (the interceptor's clock). */
+  readonly decisionAt: number;
+  readonly budget?: RetryBudget | undefined;
+}
+
 export type Decision =
   | { readonly retry: false; readonly reason: StopReason }
   | { readonly retry: true; readonly delayMs: number; readonly finalAttempt: boolean };
@@ -45,14 +55,16 @@ function isRepeatable(
   retryCount: number,
 ): boolean {
   const { classification, status, method, hasIdempotencyKey } = outcome;
-  if (outcome.advice === true) return true;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
-  // A failure of kind `status` has its status.
-  return classification.kind === 'status'
-    ? (options.statusCodes.includes(status as number) && safeToRepeat) ||
+  // The server said to retry; else, a failure of kind `status` has its status.
+  return (
+    outcome.advice === true ||
+    (classification.kind === 'status'
+      ? (options.statusCodes.includes(status as number) && safeToRepeat) ||
         isInFlightConflict(status, hasIdempotencyKey, retryCount)
-    : classification.kind === 'transient' && (classification.neverSent || safeToRepeat);
+      : classification.kind === 'transient' && (classification.neverSent || safeToRepeat))
+  );
 }
 
 /**
@@ -64,10 +76,9 @@ export const isPacedThrottle = (outcome: Omit<AttemptOutcome, 'verdict'>): boole
 
 /** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
 function limitReached(
-  outcome: AttemptOutcome,
+  outcome: OutcomeToDecide,
   state: RetryState,
   options: ResolvedOptions,
-  deadlinePassed: boolean,
 ): StopReason | undefined {
   if (!outcome.replayableBody) return 'body-not-replayable';
   // With a deadline, attempts that never reached the server (an origin down for a while) do not
@@ -82,23 +93,21 @@ function limitReached(
     (state.throttledCount ?? 0) + +isPacedThrottle(outcome),
     options.retries,
   );
-  return state.retryCount - refused - throttled >= options.retries
-    ? 'retries-exhausted'
-    : deadlinePassed
-      ? 'deadline'
-      : undefined;
+  if (state.retryCount - refused - throttled >= options.retries) return 'retries-exhausted';
+  // The last attempt limits the load a call adds near its deadline; one that was refused never
+  // reached the server, so it added none and does not use up the call's last chance.
+  const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
+  if (lastChanceUsed || state.startedAt + (options.deadlineMs ?? Infinity) <= outcome.decisionAt) {
+    return 'deadline';
+  }
 }
 
 /**
- * How long to wait before the retry (`remaining`: what is left of the deadline), or why the call
- * stops: a server's wait is never cut short.
+ * How long to wait before the retry, within what is left of the deadline, or why the call stops:
+ * a server's wait is never cut short.
  */
-function waitOf(
-  outcome: AttemptOutcome,
-  state: RetryState,
-  options: ResolvedOptions,
-  remaining: number,
-): Decision {
+function waitOf(outcome: OutcomeToDecide, state: RetryState, options: ResolvedOptions): Decision {
+  const remaining = state.startedAt + (options.deadlineMs ?? Infinity) - outcome.decisionAt;
   // The later of a gRPC pushback and the server's wait: never sooner than either asked.
   const asked =
     typeof outcome.advice === 'number'
@@ -133,42 +142,32 @@ function waitOf(
 
 /**
  * Decides, for a failed attempt, whether to stop (and why) or to retry after how long.
- * `budget` is charged only when the answer is to retry a request that reached the server, to an
- * origin that is neither paced nor mostly succeeding (`retryIsFree`).
+ * `outcome.budget` is charged only when the answer is to retry a request that reached the server,
+ * to an origin that is neither paced nor mostly succeeding (`retryIsFree`).
  * Pure but for `options.random` and the budget, both given.
  */
 export function decide(
-  outcome: AttemptOutcome,
+  outcome: OutcomeToDecide,
   state: RetryState,
   options: ResolvedOptions,
-  budget: RetryBudget | undefined,
-  now: number,
 ): Decision {
   if (outcome.classification.kind === 'canceled') return stop('canceled');
   if (outcome.advice === false) return stop('upstream-gave-up');
 
-  const remaining = state.startedAt + (options.deadlineMs ?? Infinity) - now;
-  // The last attempt limits the load a call adds near its deadline; one that was refused never
-  // reached the server, so it added none and does not use up the call's last chance.
-  const lastChanceUsed = state.finalAttempt && !outcome.classification.neverSent;
-  const limit = limitReached(outcome, state, options, lastChanceUsed || remaining <= 0);
-  // A limit stops the call whatever `shouldRetry` would answer, so it is not asked; without it,
-  // a failure the default rule never repeats still stops as `not-retryable`.
-  if (limit) {
-    return stop(
-      options.shouldRetry || isRepeatable(outcome, options, state.retryCount)
-        ? limit
-        : 'not-retryable',
-    );
-  }
-  if (!(outcome.verdict() ?? isRepeatable(outcome, options, state.retryCount))) {
-    return stop('not-retryable');
-  }
+  const limit = limitReached(outcome, state, options);
+  // A limit stops the call whatever `shouldRetry` would answer, so it is not asked (a call that
+  // has one stops with the limit); without it, a failure the default rule never repeats still
+  // stops as `not-retryable`.
+  const repeatable =
+    (limit ? options.shouldRetry : outcome.verdict()) ??
+    isRepeatable(outcome, options, state.retryCount);
+  if (!repeatable) return stop('not-retryable');
+  if (limit) return stop(limit);
 
-  const wait = waitOf(outcome, state, options, remaining);
+  const wait = waitOf(outcome, state, options);
   if (!wait.retry) return wait;
   const charged = !outcome.classification.neverSent && !outcome.retryIsFree;
-  if (charged && budget && !budget.tryWithdraw(now)) {
+  if (charged && outcome.budget?.tryWithdraw(outcome.decisionAt) === false) {
     return stop('budget-exhausted');
   }
   return wait;

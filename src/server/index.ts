@@ -75,6 +75,7 @@ export type RetryLayerMiddleware = (
   res: ServerResponse,
   next: () => void,
 ) => void;
+// biome-ignore lint/complexity/useMaxParams: express tells an error handler by its fn.length of 4
 export type RetryLayerErrorHandler = (
   error: unknown,
   req: IncomingMessage,
@@ -246,6 +247,7 @@ export function answerUpstreamGaveUp(res: ServerResponse): void {
  * error is an outgoing call that gave up on overload (`upstreamGaveUp`), else passes it on.
  */
 function errorHandler(): RetryLayerErrorHandler {
+  // biome-ignore lint/complexity/useMaxParams: express tells an error handler by its fn.length of 4
   return (error, _req, res, next) => {
     if (!res.headersSent && upstreamGaveUp(error)) answerUpstreamGaveUp(res);
     else next(error);
