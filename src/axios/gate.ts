@@ -4,7 +4,7 @@ import { ERR_CIRCUIT_OPEN, ERR_RATE_LIMITED } from '../contract/stop';
 import type { StopReason } from '../contract/types';
 import { causeCodeOf, classifyFailure } from '../http/classify';
 import { isPlainSuccess, signalsOf } from '../http/response-signals';
-import { whereOf } from '../http/route';
+import { type Where, whereOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
 import type { CallSettings } from '../options/call-settings';
 import type { ResolvedOptions } from '../options/options';
@@ -53,30 +53,30 @@ const ROUTE_FAULTS: ReadonlySet<unknown> = new Set([
   'ERR_BAD_RESPONSE',
 ]);
 
-/** How an attempt ended, for the gate: a failure is what the call would retry for. */
-function endingOf(
-  response: AxiosResponse | undefined,
-  error: AxiosError | undefined,
-  statusCodes: readonly number[],
-  sentAt: number,
-): Ending {
-  if (!response) {
-    const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
-    if (kind !== 'transient') return { result: undefined, sentAt };
-    return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
-  }
-  // The success path: a plain success that says nothing of rate limits needs no more reading.
-  if (isPlainSuccess(response)) return { result: 'success', sentAt };
-  const signals = signalsOf(response, Date.now());
-  const { status, waitMs } = signals;
-  const throttled = status === 429 || (status === 503 && waitMs !== undefined);
-  const failed = statusCodes.includes(status);
-  return {
-    ...signals,
-    result: throttled ? 'throttled' : failed ? 'failure' : 'success',
-    sentAt,
+/**
+ * How an attempt ends, for the gate, when `statusCodes` are its call's failure statuses: a failure
+ * is what the call would retry for. Made once for each gated adapter.
+ */
+const endingsOf =
+  (statusCodes: readonly number[]) =>
+  (response: AxiosResponse | undefined, error: AxiosError | undefined, sentAt: number): Ending => {
+    if (!response) {
+      const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
+      if (kind !== 'transient') return { result: undefined, sentAt };
+      return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
+    }
+    // The success path: a plain success that says nothing of rate limits needs no more reading.
+    if (isPlainSuccess(response)) return { result: 'success', sentAt };
+    const signals = signalsOf(response, Date.now());
+    const { status, waitMs } = signals;
+    const throttled = status === 429 || (status === 503 && waitMs !== undefined);
+    const failed = statusCodes.includes(status);
+    return {
+      ...signals,
+      result: throttled ? 'throttled' : failed ? 'failure' : 'success',
+      sentAt,
+    };
   };
-}
 
 /** Tells the gate of a failed attempt that did not pass it (`retryInterceptor` alone). */
 export function observeFailure(
@@ -89,12 +89,17 @@ export function observeFailure(
   control.observe(
     whereOf(config.baseURL, config.url),
     at,
-    endingOf(failure.response, failure, statusCodes, at),
+    endingsOf(statusCodes)(failure.response, failure, at),
   );
 }
 
-/** The latest an attempt may leave the gate, and the reason it stops if it cannot by then. */
+/**
+ * An attempt at the gate: where it goes, when it came, the latest it may leave, and the reason it
+ * stops if it cannot by then.
+ */
 interface Bound {
+  readonly where: Where;
+  readonly start: number;
   readonly latest: number;
   readonly reason: StopReason;
   /** When the call must have settled: its deadline, else `Infinity`. */
@@ -104,21 +109,23 @@ interface Bound {
 }
 
 /**
- * How long an attempt may wait at the gate: no longer than `maxRetryAfterMs`, nor past its
- * deadline, with enough time left to be useful. Not its axios `timeout`: that bounds each attempt
- * once sent, and with load control off a retry waits its server's `Retry-After` whatever the
- * timeout (a call held for less failed where off succeeded: issue 21).
+ * An attempt that comes to the gate now, and how long it may wait there: no longer than
+ * `maxRetryAfterMs`, nor past its deadline, with enough time left to be useful (its origin's usual
+ * latency, if more). Not its axios `timeout`: that bounds each attempt once sent, and with load
+ * control off a retry waits its server's `Retry-After` whatever the timeout (a call held for less
+ * failed where off succeeded: issue 21).
  */
 function boundOf(
   config: InternalAxiosRequestConfig,
   { retry, settings }: CallSettings,
-  start: number,
-  latencyMs: number,
+  control: LoadControl,
 ): Bound {
+  const where = whereOf(config.baseURL, config.url);
+  const start = now();
   const state = config.retryState;
   // A call with retries off has no deadline.
   const end = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
-  const byEnd = end - Math.max(MIN_USEFUL_MS, latencyMs);
+  const byEnd = end - Math.max(MIN_USEFUL_MS, control.latencyOf(where[0]));
   const byWait = start + settings.maxRetryAfterMs;
   const [latest, reason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
@@ -132,7 +139,7 @@ function boundOf(
       open += backoffCeiling(n, retry);
     }
   }
-  return { latest, reason, end, open: Math.min(open, latest) };
+  return { where, start, latest, reason, end, open: Math.min(open, latest) };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -163,19 +170,19 @@ function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, st
  */
 function pass(
   control: LoadControl,
-  origin: string,
-  route: string,
   config: InternalAxiosRequestConfig,
   bound: Bound,
-  start: number,
 ): Pass | Promise<Pass> {
-  const admit = (at: number): Verdict => control.admit([origin, route], at, bound.latest);
+  const { where, start } = bound;
+  const admit = (at: number): Verdict => control.admit(where, at, bound.latest);
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const waitUntil = waitAtGate(control, config, config.retryState?.startedAt ?? start);
   // The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that
-  // stopped it.
-  const stop = (code: GateCode, at: number, scope = origin, stopReason = bound.reason) => {
+  // stopped it. An open breaker stops a call with no deadline as `circuit-open`.
+  const stop = (code: GateCode, at: number, scope = where[0]) => {
+    const stopReason =
+      code === ERR_CIRCUIT_OPEN && bound.end === Infinity ? 'circuit-open' : bound.reason;
     const retryAfterMs = Math.max(0, Math.ceil(at - now()));
     const error: GateError = new AxiosError(
       `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; it may accept again in ${retryAfterMs} ms`,
@@ -211,12 +218,11 @@ function pass(
       // bound. Without one, it waits out its bound all the same: load control off would have
       // spent that time retrying, and a worker whose calls failed at once drained its queue of
       // jobs into a short outage (issue 21: seed 1040).
-      const expected = v.until === Infinity ? now() + control.latencyOf(origin) : v.until;
+      const expected = v.until === Infinity ? now() + control.latencyOf(where[0]) : v.until;
       // With a known end of the break and a deadline, the two are compared at once.
       const comparable = v.until !== Infinity && bound.end !== Infinity;
       if (comparable ? v.until > bound.open : now() >= bound.open) {
-        const reason = bound.end === Infinity ? 'circuit-open' : bound.reason;
-        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name, reason);
+        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
       }
       await waitUntil(Math.min(v.until, bound.open), [v.scope]);
     }
@@ -232,17 +238,16 @@ function gatedAdapter(
   control: LoadControl,
   call: CallSettings,
 ): AxiosAdapter | undefined {
-  const { statusCodes } = call.settings;
+  const endingOf = endingsOf(call.settings.statusCodes);
   if (typeof adapter !== 'function' && !getAdapter) return undefined;
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     const send =
       typeof adapter === 'function'
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
-    const [origin, route] = whereOf(config.baseURL, config.url);
     const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
       const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
-        control.settle(passed, now(), endingOf(response, error, statusCodes, sentAt));
+        control.settle(passed, now(), endingOf(response, error, sentAt));
       // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
       let sent: Promise<AxiosResponse>;
       try {
@@ -257,13 +262,12 @@ function gatedAdapter(
       );
       return sent;
     };
-    const start = now();
-    const bound = boundOf(config, call, start, control.latencyOf(origin));
-    const passed = pass(control, origin, route, config, bound, start);
-    // Let through at once: it is sent now, at `start`.
-    if (!(passed instanceof Promise)) return sendThrough(passed, start);
+    const bound = boundOf(config, call, control);
+    const passed = pass(control, config, bound);
+    // Let through at once: it is sent now, at its `start`.
+    if (!(passed instanceof Promise)) return sendThrough(passed, bound.start);
     return passed.then((held) => {
-      const waited = now() - start;
+      const waited = now() - bound.start;
       const state = config.retryState;
       if (waited > 0 && state) {
         config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };

@@ -23,14 +23,7 @@ import { now as clockNow } from '../runtime/clock';
 import { publish } from '../runtime/metrics';
 import { sleep } from '../runtime/sleep';
 import { boundAttempt, clampTimeout, deadlineError, settleAttempt } from './attempt-deadline';
-import {
-  createGate,
-  type Gate,
-  type GateStop,
-  gateStopOf,
-  observeFailure,
-  type Sender,
-} from './gate';
+import { createGate, type Gate, gateStopOf, observeFailure, type Sender } from './gate';
 import { askShouldRetry, retryDelayOf } from './hooks';
 import { idempotencyHeader, putHeader, stampIdempotencyKey } from './idempotency';
 import { type Reissue, reissueThrough } from './reissue';
@@ -47,14 +40,15 @@ const isFailedAttempt = (error: unknown): error is FailedAttempt =>
 
 /**
  * Clamps the attempt's timeout to what is left of the call's deadline, so a hanging server cannot
- * hold it, and bounds the whole attempt (a body that drips in included) by the same time.
+ * hold it, and bounds the whole attempt (a body that drips in included) by the same time. The
+ * attempt's config carries the call's state.
  */
 function clampToDeadline(
   config: InternalAxiosRequestConfig,
   options: ResolvedOptions | false,
-  state: RetryState,
   now: number,
 ): void {
+  const state = config.retryState as RetryState;
   if (!options) return;
   if (options.deadlineMs !== undefined) {
     const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
@@ -72,9 +66,21 @@ function clampToDeadline(
   }
 }
 
+/**
+ * A call being retried, made at its first failure: its retry options, its client's retry budget,
+ * and the attempt it is at (its state goes from step to step on its own).
+ */
+interface Retrying {
+  readonly retryOptions: ResolvedOptions;
+  readonly budget: RetryBudget | undefined;
+  /** Its last failed attempt. */
+  failed: FailedAttempt;
+  /** The failed attempt before it: the call ends with its error if the gate holds back the retry. */
+  previous?: FailedAttempt;
+}
+
 function outcomeOf(
-  failure: FailedAttempt,
-  options: ResolvedOptions,
+  { failed: failure, retryOptions: options }: Retrying,
   state: RetryState,
   control: LoadControl | undefined,
 ): Omit<AttemptOutcome, 'verdict'> {
@@ -102,20 +108,15 @@ function outcomeOf(
 }
 
 /**
- * Ends the call: the error is rethrown as it is, with why retrying stopped on its config (and,
- * when the gate stopped it, when its origin is expected to accept again).
+ * Ends the call: the error is rethrown as it is, with the call's final state on its config: why
+ * retrying stopped (and, when the gate stopped it, when its origin is expected to accept again).
  */
 function stopped(
   error: unknown,
-  state: RetryState,
-  reason: StopReason | GateStop,
+  retryState: RetryState & { readonly stopReason: StopReason },
   // An axios error carries its config; a cancellation's error may not.
   config: InternalAxiosRequestConfig = (error as FailedAttempt).config,
 ): unknown {
-  const retryState: RetryState = {
-    ...state,
-    ...(typeof reason === 'string' ? { stopReason: reason } : reason),
-  };
   config.retryState = retryState;
   // A server layer's hook (call-context.ts): it marks the inbound request's answer.
   (globalThis as Record<symbol, FollowInbound | undefined>)[CONTEXT_KEY]?.(config, error);
@@ -165,7 +166,7 @@ function onFirstAttempt(
       ? stampIdempotencyKey(config.headers, config.method, call.retry)
       : undefined;
     config.retryState = startCall(client, now, key);
-    clampToDeadline(config, call.retry, config.retryState, now);
+    clampToDeadline(config, call.retry, now);
     client.gate?.(config, call);
   } catch (error) {
     // This interceptor is registered as synchronous (axios then skips a promise per request),
@@ -182,14 +183,11 @@ function onFirstAttempt(
  * acted on the attempt.
  */
 function stopBeforeDeciding(
-  failure: FailedAttempt,
-  previous: FailedAttempt | undefined,
+  { failed: failure, retryOptions: options, previous }: Retrying,
   state: RetryState,
   outcome: Omit<AttemptOutcome, 'verdict'>,
-  options: ResolvedOptions,
 ): RetryState {
-  const { config } = failure;
-  const deadlineCut = settleAttempt(config);
+  const deadlineCut = settleAttempt(failure.config);
   const { kind, neverSent } = outcome.classification;
   // A timeout or a cut connection (after it was sent) of a method not harmless to repeat: the
   // server may have acted on it.
@@ -204,21 +202,19 @@ function stopBeforeDeciding(
   const gateStop = gateStopOf(failure);
   if (gateStop) {
     const last = previous ?? failure;
-    throw stopped(last, state, gateStop);
+    throw stopped(last, { ...state, ...gateStop });
   }
   if (deadlineCut) {
-    throw stopped(deadlineError(failure, options.deadlineMs), state, 'deadline');
+    throw stopped(deadlineError(failure, options.deadlineMs), { ...state, stopReason: 'deadline' });
   }
   return state;
 }
 
 /** Step 2, decide: retry after a delay, or end the call with the policy's reason. */
 async function decideRetry(
-  failure: FailedAttempt,
-  outcome: Omit<AttemptOutcome, 'verdict'>,
+  { failed: failure, retryOptions: options, budget }: Retrying,
   state: RetryState,
-  options: ResolvedOptions,
-  budget: RetryBudget | undefined,
+  outcome: Omit<AttemptOutcome, 'verdict'>,
 ): Promise<Extract<Decision, { retry: true }>> {
   // The policy asks shouldRetry only when its answer matters. The answer may be a promise, which
   // cannot be awaited inside the pure policy: asking ends that decision (before any draw or
@@ -234,7 +230,7 @@ async function decideRetry(
     const answer = await pending;
     decision = decideWith(() => answer);
   }
-  if (!decision.retry) throw stopped(failure, state, decision.reason);
+  if (!decision.retry) throw stopped(failure, { ...state, stopReason: decision.reason });
   return decision;
 }
 
@@ -255,21 +251,22 @@ function nextState(
 }
 
 /**
- * Step 4, pause: releases the failed attempt's response, sleeps the delay, and calls `onRetry`
- * once the timer is set. A cancellation during the sleep ends the call.
+ * Step 4, pause: releases the failed attempt's response, sleeps the retry's delay, and calls
+ * `onRetry` once the timer is set (the retry is the call's `state.retryCount + 1`th). A
+ * cancellation during the sleep ends the call.
  */
 function pause(
-  failure: FailedAttempt,
+  { failed: failure, retryOptions: options }: Retrying,
   state: RetryState,
-  { retryCount }: RetryState,
-  delayMs: number,
-  options: ResolvedOptions,
+  { delayMs }: Extract<Decision, { retry: true }>,
 ): Promise<void> {
   const { config } = failure;
+  const retryCount = state.retryCount + 1;
   releaseResponse(failure);
   return sleep(delayMs, {
     cancel: cancellationOf(config),
-    canceled: () => stopped(cancellationError(config), state, 'canceled', config),
+    canceled: () =>
+      stopped(cancellationError(config), { ...state, stopReason: 'canceled' }, config),
     onSet: () => {
       const event = Object.freeze({ retryCount, delayMs, error: failure, config });
       publish('retry', () => event);
@@ -279,17 +276,15 @@ function pause(
 }
 
 /**
- * Step 5, send the retry: clamps it to the deadline, sends it through the gate, and settles its
- * deadline bound. Rejects with the retry's error.
+ * Step 5, send the retry (its config, which carries its state): clamps it to the deadline, sends
+ * it through the gate, and settles its deadline bound. Rejects with the retry's error.
  */
 async function sendRetry(
   client: Client,
   call: CallSettings,
-  config: InternalAxiosRequestConfig,
-  next: RetryState,
+  retryConfig: InternalAxiosRequestConfig,
 ): Promise<AxiosResponse> {
-  const retryConfig: InternalAxiosRequestConfig = { ...config, retryState: next };
-  clampToDeadline(retryConfig, call.retry, next, clockNow());
+  clampToDeadline(retryConfig, call.retry, clockNow());
   client.gate?.(retryConfig, call);
   try {
     const response = await client.reissue(retryConfig);
@@ -320,24 +315,22 @@ async function onFailure(client: Client, error: unknown): Promise<AxiosResponse>
     const key = readHeader(error.config.headers, idempotencyHeader(call.settings));
     state = startCall(client, clockNow(), key);
   }
-  if (!call.retry) throw stopped(error, state, gateStopOf(error) ?? 'disabled');
-  const options = call.retry;
-  let failure = error;
-  let previous: FailedAttempt | undefined;
+  if (!call.retry) throw stopped(error, { ...state, stopReason: 'disabled', ...gateStopOf(error) });
+  const retrying: Retrying = { retryOptions: call.retry, budget: client.budget, failed: error };
   for (;;) {
-    const outcome = outcomeOf(failure, options, state, client.control);
-    state = stopBeforeDeciding(failure, previous, state, outcome, options);
-    const decision = await decideRetry(failure, outcome, state, options, client.budget);
+    const outcome = outcomeOf(retrying, state, client.control);
+    state = stopBeforeDeciding(retrying, state, outcome);
+    const decision = await decideRetry(retrying, state, outcome);
     const next = nextState(state, decision, outcome);
-    await pause(failure, state, next, decision.delayMs, options);
+    await pause(retrying, state, decision);
     try {
-      return await sendRetry(client, call, failure.config, next);
+      return await sendRetry(client, call, { ...retrying.failed.config, retryState: next });
     } catch (retryError) {
       if (!isFailedAttempt(retryError)) throw retryError;
-      previous = failure;
-      failure = retryError;
+      retrying.previous = retrying.failed;
+      retrying.failed = retryError;
       // The gate may have added to it how long the retry waited.
-      state = failure.config.retryState ?? next;
+      state = retryError.config.retryState ?? next;
     }
   }
 }
