@@ -67,7 +67,7 @@ function control(
     observe: (origin: string, now: number, told: Told) =>
       c.observe([origin, ROUTE], now, endingOf(told, now)),
     mayStillGo: (pass: Pass) => c.isStillAdmitted(pass),
-    retryIsFree: (origin: string, now: number) => c.standing(origin, ROUTE, now).retryIsFree,
+    retryIsFree: (origin: string, now: number) => c.standing([origin, ROUTE], now).retryIsFree,
     /** Subscribes to every scope seen so far (the gate subscribes to those of its verdict). */
     onChange: (_origin: string, startedAt: number, wake: () => void, forSlot = false) => {
       const offs = [...seen].map((scope) => c.waiters(scope, forSlot).add(startedAt, wake));

@@ -76,9 +76,9 @@ describe('load control over a shared store', () => {
     const [a, b] = fleet(2);
     send(b!, 0, 'success');
     for (let i = 0; i < 20; i++) send(a!, 0, 'success');
-    expect(b!.standing(O, ROUTE, 1).paced).toBe(false);
+    expect(b!.standing([O, ROUTE], 1).paced).toBe(false);
     send(a!, 0, 'throttled', { status: 429, waitMs: 0 });
-    expect(b!.standing(O, ROUTE, 1).paced).toBe(true);
+    expect(b!.standing([O, ROUTE], 1).paced).toBe(true);
     // a accepted 20 in its window: the fleet, two clients, 40 per second; b's share is 20/s.
     const slots = [0, 1, 2].map(() => {
       const v = b!.admit([O, ROUTE], 10, Infinity);

@@ -90,7 +90,7 @@ export interface LoadControl {
    * held until a reset), and whether the retry is free of the retry budget (paced, or mostly
    * succeeding).
    */
-  standing(origin: string, route: string, now: number): { paced: boolean; retryIsFree: boolean };
+  standing(where: Where, now: number): { paced: boolean; retryIsFree: boolean };
   /** The scopes it knows (view.ts). */
   scopes(): Iterable<Scope>;
   /** Holds the origin's breaker open (`undefined`: the breaker is off); returns its release. */
@@ -388,7 +388,7 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
     },
     waiters: (scope, forSlot) => (forSlot ? scope.slotWaiters : scope.waiters),
     latencyOf: (origin) => scopes.get(origin)?.latencyMs ?? 0,
-    standing(origin, route, now) {
+    standing([origin, route], now) {
       const t = now + store.clockOffset();
       const o = scopes.get(origin);
       const r = scopes.get(routeKey(origin, route));

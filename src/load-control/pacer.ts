@@ -281,7 +281,10 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
     if (!d.base) d.slowStart = search;
     pace(d, pacing, learn(d, accepted, oldNews));
     // A decision starts a round: this client's report is its first.
-    if (d.decidedAt === now) Object.assign(d, { roundSum: own, roundReports: 1 });
+    if (d.decidedAt === now) {
+      d.roundSum = own;
+      d.roundReports = 1;
+    }
   }
   // The climb from the rate just set: in proportion, and by a step with no quota announced.
   d.growth = pacing.growthPerSecond + (signal.announced ? 0 : STEP_PER_SECOND / d.base);
