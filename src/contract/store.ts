@@ -74,7 +74,12 @@ export interface PaceState {
   readonly cap: number;
   /** When the rate was last set from a throttle (Infinity: never). */
   readonly decidedAt: number;
+  /**
+   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
+   * proved too high, and is to be reserved again.
+   */
   readonly cuts: number;
+  /** Until when a spent quota holds every send but a probe (0: no hold). */
   readonly holdUntil: number;
   /** When the hold was last set: a long one is probed `probeEveryMs` after. */
   readonly heldAt: number;

@@ -156,11 +156,11 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   let holdProbe: Scope | undefined;
   if (!probes) {
     at = o.pacer.reserve(now, latest);
-    if (at < o.pacer.holdUntil) holdProbe = o;
+    if (at < o.pacer.state.holdUntil) holdProbe = o;
     // A call that waits for the origin's slot is no probe of the route's hold: taken at that
     // slot, the probe would hold back the route's next one until long after it is due.
     at = r.pacer.reserve(at, latest, at <= now);
-    if (at < r.pacer.holdUntil) holdProbe = r;
+    if (at < r.pacer.state.holdUntil) holdProbe = r;
   }
   // Only a send that waits (or a probe) can come too late to be of use: a plain one that goes
   // now always may.
@@ -174,7 +174,7 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
     if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
-  const cuts: [number, number] = [o.pacer.cuts, r.pacer.cuts];
+  const cuts: [number, number] = [o.pacer.state.cuts, r.pacer.state.cuts];
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
@@ -282,7 +282,7 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
       if (limit - remaining > scope.window.counts(now).successes + inFlight) scope.sharedAt = now;
       else if (
         remaining > inFlight &&
-        scope.pacer.paced &&
+        scope.pacer.state.base &&
         !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
       ) {
         pacerChange(scope, now, (pacer) => pacer.room(now, ended.sentAt));
@@ -338,7 +338,7 @@ function settlerOf(c: Control): (pass: Pass, now: number, ending: Ending) => voi
  */
 function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
   return (
-    (!cuts || (cuts[0] === origin.pacer.cuts && cuts[1] === route.pacer.cuts)) &&
+    (!cuts || (cuts[0] === origin.pacer.state.cuts && cuts[1] === route.pacer.state.cuts)) &&
     [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
   );
 }
@@ -351,7 +351,7 @@ function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
 function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
   const { successes, failures, throttled } = r.window.counts(now);
   const faults = o.window.counts(now).failures;
-  return o.pacer.paced || r.pacer.paced || failures + throttled + faults < successes;
+  return !!(o.pacer.state.base || r.pacer.state.base) || failures + throttled + faults < successes;
 }
 
 export function createLoadControl(settings: LoadControlSettings): LoadControl {

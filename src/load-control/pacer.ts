@@ -17,21 +17,14 @@ export type { PacingSettings };
 export interface Pacer {
   /** The shared part of its state (`store.ts`); set by a change another client made. */
   state: PaceState;
-  readonly paced: boolean;
-  /**
-   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
-   * proved too high, and is to be reserved again.
-   */
-  readonly cuts: number;
-  /** Until when a spent quota holds every send but a probe (0: no hold). */
-  readonly holdUntil: number;
   /** The rate (requests per second) sends go at now, or `undefined` when unpaced. */
   rate(now: number): number | undefined;
   /**
    * The time at which the next send may go (`now` when nothing holds it), reserved for the
    * caller when it is no later than `latest`; a later one is returned but not reserved. During a
-   * hold, once every `probeEveryMs`, the call that comes then goes at once as a probe (its slot
-   * is before `holdUntil`), unless `mayProbe` is false.
+   * hold, once every `probeEveryMs` (within a second for a hold another client set), the call
+   * that comes then goes at once as a probe (its slot is before `holdUntil`), unless `mayProbe`
+   * is false. No call waits for a probe: the others learn when the hold ends, and fail at once.
    */
   reserve(now: number, latest: number, mayProbe?: boolean): number;
   /**
@@ -204,6 +197,37 @@ function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): bo
   return true;
 }
 
+/**
+ * Whether a throttle signal is a 429 that names neither a wait nor a quota, with no evidence of a
+ * rate limit. The evidence: an unpaced scope's window mostly refused (three in four, six at least,
+ * no fewer than still in flight: a burst that spent nginx's limiter, not random 429s read in turn,
+ * of which up to 30 % met four refusals in six, two in three, one case in fifteen), a paced one's
+ * not rare among its successes. Without it the call's own backoff retries, as with load control
+ * off.
+ */
+const unproven = (d: Draft, signal: ThrottleSignal, c: OutcomeCounts): boolean =>
+  isBare(signal) &&
+  (d.base
+    ? c.throttled + c.failures < c.successes * NOISE
+    : c.throttled < Math.max(6, 3 * c.successes, signal.unanswered ?? 0));
+
+/**
+ * Holds `d` if the signal says the quota is spent, and returns for how long (`undefined`: no
+ * hold). An unpaced client that meets a 429 (on evidence: `unproven`) has spent the quota in a
+ * burst: it holds until the server's wait is over or, with none, for `restMs`, the rest of the
+ * period since the burst began: a second (the shortest quota period in use), or a tenth after a
+ * bare 429, which names none (a hold that would end in the past holds nothing).
+ */
+function hold(d: Draft, signal: ThrottleSignal, restMs: number): number | undefined {
+  const { kind, waitMs } = signal;
+  if (kind !== 'quota' && (kind !== 'limit' || d.base)) return undefined;
+  const holdMs = waitMs ?? restMs;
+  const now = d.lastSignal;
+  d.holdUntil = Math.max(signal.replacesHold ? -Infinity : d.holdUntil, now + holdMs);
+  d.heldAt = now;
+  return holdMs;
+}
+
 /** What a client reads a throttle signal against (`throttled`). */
 interface Reading {
   readonly pacing: PacingSettings;
@@ -229,32 +253,16 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
   const d: Draft = { ...settled(s, pacing, now) };
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, pacing, sentAt)) return d;
-  // A 429 that names neither a wait nor a quota is a rate limit only on evidence: an unpaced
-  // scope's window mostly refused (three in four, six at least, no fewer than still in flight: a
-  // burst that spent nginx's limiter, not random 429s read in turn, of which up to 30 % met four
-  // refusals in six, two in three, one case in fifteen), a paced one's not rare among its
-  // successes. Else the call's own backoff retries it, as with load control off.
-  const { successes, throttled, failures } = counts;
-  const refused = throttled >= Math.max(6, 3 * successes, signal.unanswered ?? 0);
-  const bare = isBare(signal);
-  if (bare && (d.base ? throttled + failures < successes * NOISE : !refused)) return s;
+  if (unproven(d, signal, counts)) return s;
   Object.assign(d, { lastSignal: now, releasing: false });
   // A rate the server named no period for (no wait said, or a wait at the one-second floor
   // after a few successes) is searched (slow start), from what was accepted over the span an
   // overload is judged at: a bucket that refills in milliseconds refuses a burst as a window
   // does, and over a second, a search started at a tenth of what the burst got.
   const search = waitMs === undefined || !!signal.searchRate;
-  const periodMs = kind === 'overload' || bare ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
-  // An unpaced client that meets a 429 (on the evidence above) has spent the quota in a burst:
-  // it holds until the server's wait is over or, with none, until the period has passed since
-  // the burst began: a second (the shortest quota period in use), or a tenth after a bare 429,
-  // which names none (a hold that would end in the past holds nothing).
-  const holds = kind === 'quota' || (kind === 'limit' && !d.base);
-  const holdMs = holds ? (waitMs ?? periodMs - counts.spanMs) : undefined;
-  if (holdMs !== undefined) {
-    d.holdUntil = Math.max(signal.replacesHold ? -Infinity : d.holdUntil, now + holdMs);
-    d.heldAt = now;
-  }
+  const periodMs = kind === 'overload' || isBare(signal) ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
+  const holdMs = hold(d, signal, periodMs - counts.spanMs);
+  const { successes } = counts;
   const oldNews = sentAt < d.decidedAt + periodMs / 2;
   // What this client had accepted (over the wait too, unless searched); over its share, what
   // the scope accepted; or the quota its headers announce, if that is more (a client that spent
@@ -383,43 +391,23 @@ export interface PacerSettings {
 
 export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pacer {
   const pacing = settings.pacing;
-  let state = unpacedState();
   // No round yet: no decision is made at -1.
   const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
-  const change = (make: (s: PaceState) => PaceState): void => {
-    state = sharing.change(make);
+  const change = (make: (s: PaceState) => PaceState) => {
+    pacer.state = sharing.change(make);
   };
-  const { share } = sharing;
-  return {
-    get state() {
-      return state;
-    },
-    set state(latest) {
-      state = latest;
-    },
-    get paced() {
-      return state.base > 0;
-    },
-    get holdUntil() {
-      return state.holdUntil;
-    },
-    get cuts() {
-      return state.cuts;
-    },
+  const pacer: Pacer = {
+    state: unpacedState(),
     rate(now) {
-      const s = settled(state, pacing, now);
+      const s = settled(pacer.state, pacing, now);
       return s.base ? rateAt(s, now) : undefined;
     },
     reserve(now, latest, mayProbe = true) {
-      const s = settled(state, pacing, now);
-      state = s;
-      // A long hold lets one send through per probeEveryMs (one another set, sooner), to a call
-      // that comes when one is due (none waits for it: the others learn when the hold ends, and
-      // fail at once).
-      const every =
-        own.probed < s.heldAt
-          ? Math.min(FOREIGN_HOLD_PROBE_MS, settings.probeEveryMs)
-          : settings.probeEveryMs;
+      const s = settled(pacer.state, pacing, now);
+      pacer.state = s;
+      // A hold another client set is probed sooner (see `reserve`).
+      const foreign = own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity;
+      const every = Math.min(foreign, settings.probeEveryMs);
       if (mayProbe && now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + every) {
         own.probed = now;
         return now;
@@ -434,22 +422,24 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
       // release or a slow start, whose calls take their slots at once, ramps as planned).
       if (slot <= latest)
-        own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share());
+        own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, sharing.share());
       return slot;
     },
     throttle(now, counts, signal) {
-      const reported = own.round === state.decidedAt;
-      change((s) => throttled(s, signal, { pacing, now, counts, share: share(), reported }));
-      own.round = state.decidedAt;
-      if (state.heldAt === now) own.probed = now;
+      const reported = own.round === pacer.state.decidedAt;
+      const share = sharing.share();
+      change((s) => throttled(s, signal, { pacing, now, counts, share, reported }));
+      own.round = pacer.state.decidedAt;
+      if (pacer.state.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
-      const s = state;
+      const s = pacer.state;
       if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
-        this.endHold(now);
+        pacer.endHold(now);
     },
     release: (now, rate) =>
       change((s) => released(s, now, Math.max(pacing.minRatePerSecond, rate))),
   };
+  return pacer;
 }

@@ -79,13 +79,13 @@ export const whereOf = ({ name, parent }: Scope): { origin: string; route?: stri
 
 /** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
 export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
-  const wasPaced = scope.pacer.paced;
+  const wasPaced = scope.pacer.state.base > 0;
   change(scope.pacer);
-  if (wasPaced && !scope.pacer.paced) scope.slotWaiters.wakeAll();
+  if (wasPaced && !scope.pacer.state.base) scope.slotWaiters.wakeAll();
   publish('pacing', () => ({
     ...whereOf(scope),
     ratePerSecond: scope.pacer.rate(now),
-    holdMs: Math.max(0, scope.pacer.holdUntil - now),
+    holdMs: Math.max(0, scope.pacer.state.holdUntil - now),
   }));
 }
 
@@ -194,7 +194,7 @@ export const recordProbe = counter(true);
 
 /** Whether pacing holds the scope: paced, or held until a reset. */
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
-  pacer.paced || pacer.holdUntil > now;
+  !!pacer.state.base || pacer.state.holdUntil > now;
 
 /** Whether the scope's breaker lets attempts through (closed, or no breaker). */
 export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.state === 'closed';

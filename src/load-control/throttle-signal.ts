@@ -22,13 +22,25 @@ export interface ScopeView {
 /**
  * Whether an answer asks the sender to slow down, and how (pure):
  * - the headers say the quota is spent, counting the requests still in flight, which will spend
- *   what is left: a `quota` hold until the reset (a second after the burst began, if not said);
+ *   what is left: a `quota` hold until the reset (a second after the burst began, if not said).
+ *   A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
+ *   lose up to a second in each window. Such a quota, when its size is known, is paced at its own
+ *   rate instead, the hold ending a second early but not before one slot of that rate (a send
+ *   that still comes early meets a 429 and its Retry-After). A longer quota is held to its reset:
+ *   the second costs little. But a success with the quota spent, no period said and a reset of
+ *   two seconds at most (or none) says nothing to act on: a reset in whole seconds, rounded up,
+ *   is that short whether a window ends then or a bucket refills in milliseconds (a hold on it is
+ *   slower than no load control against a bucket). The 429 that may follow says the server's
+ *   wait, which the call honours;
  * - a 429 (GitHub's 403 with nothing left is read as one), or a 503 with a wait: `limit`;
  * - a 503 without a wait while two in three of enough attempts fail, yet some still succeed
  *   now: `overload`. An origin that stopped succeeding is dying, not overloaded: pacing would
  *   learn a rate near zero from it.
  *
- * The quota a signal announces is the floor of the rate the pacer learns, but for a quota of a
+ * The quota a signal announces is per second over its period. With no period said, the period is
+ * the reset in whole seconds, rounded down: an epoch reset against a `Date` truncated to the
+ * second is up to two seconds for a one-second window, and spread over it a quota would run at a
+ * third of its rate. That quota is the floor of the rate the pacer learns, but for a quota of a
  * second or less when the client is refused again and again while the server counts more of it
  * spent than the client's successes over the last second: others spend it too (workers on one
  * key with no store between them), and what the client measured is its share.
@@ -39,13 +51,11 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
-  const { successes, failures, throttled } = scope.counts;
+  const { successes, throttled } = scope.counts;
   // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
   const resetMs = serverWait(rateLimit?.resetMs);
   const reset = resetMs ?? 0;
-  // The quota the headers announce, per second over its period; not said, over its reset in whole
-  // seconds, rounded down (an epoch reset against a `Date` truncated to the second is up to two
-  // seconds for a one-second window: spread over it, a quota would run at a third of its rate).
+  // The period: said, or the reset in whole seconds, rounded down (see above).
   const periodMs = Math.max(
     rateLimit?.periodMs ?? Math.floor(reset / 1000) * 1000,
     PACING_WINDOW_MS,
@@ -59,23 +69,17 @@ export function throttleSignal(
     successes < (quota as number) - (remaining as number)
       ? undefined
       : quota;
-  // A success with the quota spent, no period said and a reset of two seconds at most (or none)
-  // says nothing to act on: a reset in whole seconds, rounded up, is that short whether a window
-  // ends then or a bucket refills in milliseconds (a hold on it is slower than no load control
-  // against a bucket). The 429 that may follow says the server's wait, which the call honours.
+  // A success's short reset, rounded, says nothing (see above).
   const rounded = (status ?? 0) < 400 && !rateLimit?.periodMs && reset <= 2000;
   if (remaining !== undefined && remaining <= scope.inFlight && !rounded) {
-    // A reset is said in whole seconds, rounded up: held to it, a quota of a second or two would
-    // lose up to a second in each window. Such a quota, when its size is known, is paced at its
-    // own rate instead, the hold ending a second early but not before one slot of that rate (a
-    // send that still comes early meets a 429 and its Retry-After). A longer quota is held to
-    // its reset: the second costs little.
-    // A reset at that floor, with no period said, names no period either: the quota may be a
+    // A reset at the one-second floor, with no period said, names no period: the quota may be a
     // bucket that refills in milliseconds. The rate is then searched, as after a bare 429.
-    const early = quota !== undefined && resetMs !== undefined && periodMs <= 2000;
     return {
       kind: 'quota',
-      waitMs: early ? Math.max(1000 / quota, resetMs - 1000) : resetMs,
+      waitMs:
+        quota !== undefined && resetMs !== undefined && periodMs <= 2000
+          ? Math.max(1000 / quota, resetMs - 1000)
+          : resetMs,
       quotaPerSecond: floor,
       announced: quota,
       sentAt,
@@ -97,9 +101,14 @@ export function throttleSignal(
       unanswered: scope.inFlight,
     };
   }
-  if (status !== 503) return undefined;
-  const serving = now - scope.lastSuccessAt <= 100;
-  // A 503 may count as an overload only while served (a success within 0.1 s), of 20 at least.
-  const enough = successes + failures + throttled >= 20;
-  return enough && failures >= 2 * successes && serving ? { kind: 'overload', sentAt } : undefined;
+  return status === 503 && overloaded(scope, now) ? { kind: 'overload', sentAt } : undefined;
 }
+
+/**
+ * Whether a 503 without a wait is an overload: two in three of 20 attempts at least fail, while
+ * the origin is still served (a success within 0.1 s).
+ */
+const overloaded = ({ counts: c, lastSuccessAt }: ScopeView, now: number): boolean =>
+  c.successes + c.failures + c.throttled >= 20 &&
+  c.failures >= 2 * c.successes &&
+  now - lastSuccessAt <= 100;
