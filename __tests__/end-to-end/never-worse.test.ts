@@ -3,9 +3,9 @@
 // (`circuitBreaker: false, pacing: false`); the invariants compare the two runs (see
 // bench/sim/differential.ts). The long run is `npm run bench -- never-worse`.
 import fc from 'fast-check';
-import { caseArbitrary, openClassOf } from '../../bench/sim/cases';
+import { caseArbitrary, limiterArbitrary, openClassOf } from '../../bench/sim/cases';
 import { type Case, type Invariant, runCase, runMode } from '../../bench/sim/differential';
-import type { ServerSpec } from '../../bench/sim/server-family';
+import { policyOf, type ServerSpec } from '../../bench/sim/server-family';
 
 const plain: ServerSpec = {
   mount: 'origin',
@@ -362,6 +362,54 @@ describe('never worse than off: the failures the search found, named (issue 21)'
       workload: { ...workload, jobs: 20, concurrency: 20, callsPerJob: 5, ids: false, seed: 1 },
     };
     expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
+  });
+
+  it('the server model never announces a RateLimit-Policy below the rate its limiter sustains', () => {
+    // A bucket of 2 at 104 a second once announced `2;w=10` (its size over the window field,
+    // which only windows use): a client that believed it held a second per pair (seed 1829).
+    fc.assert(
+      fc.property(limiterArbitrary, (l) => {
+        const policy = policyOf(l);
+        if (l.algorithm === 'concurrency') return policy === undefined;
+        const sustained = l.algorithm === 'token' || l.algorithm === 'leaky' ? l.rate : 0;
+        return !!policy && Number.isInteger(policy.w) && policy.quota / policy.w >= sustained;
+      }),
+      { seed: 21, numRuns: 500 },
+    );
+    expect(
+      policyOf({ algorithm: 'token', rate: 104, windowMs: 10_000, burst: 2, aligned: true }),
+    ).toEqual({ quota: 104, w: 1 });
+    expect(
+      policyOf({ algorithm: 'token', rate: 2, windowMs: 1000, burst: 20, aligned: true }),
+    ).toEqual({ quota: 20, w: 10 });
+  });
+
+  it('a token bucket of 2 at 104 a second that announces its policy (104;w=1) is not held a second per pair: done within 20 ms of the time off takes (seed 1829)', async () => {
+    // One call at a time; every other success says none remain, reset 1.
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'token', rate: 104, windowMs: 10_000, burst: 2, aligned: true },
+        mount: 'route',
+        headers: 'draft-6',
+        policy: true,
+        latency: { baseMs: 3, tailMs: 1831, tailRatio: 0 },
+        seed: 436233501,
+      },
+      workload: {
+        ...workload,
+        jobs: 13,
+        concurrency: 1,
+        routes: 3,
+        store: true,
+        deadlineMs: 5000,
+        seed: 1070049118,
+      },
+    };
+    // It took 1 027 ms against off's 39: a hold of a second per pair.
+    const { violations, on, off } = await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.completionMs).toBeLessThanOrEqual(off.completionMs + 20);
   });
 
   it('an outage of half a second: a call with no deadline waits for the break its retries would have spanned, and none fails that off did (seed 1440)', async () => {

@@ -173,11 +173,41 @@ export function isLimitedRoute(spec: ServerSpec, k: number, routes: number): boo
 
 const seconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
+/**
+ * The `RateLimit-Policy` a limiter announces, if it has one: a quota over a window of whole
+ * seconds, no less than it sustains. A window's is its quota and window. A bucket's (token or
+ * leaky) is, as Envoy's `max_tokens;w=fill_interval`, its size over the time its rate takes to
+ * refill it; or, for a bucket that refills within a second, its rate over a second. A concurrency
+ * limit has no period, and announces none.
+ */
+export function policyOf(
+  l: LimiterSpec,
+): { readonly quota: number; readonly w: number } | undefined {
+  if (l.algorithm === 'concurrency') return undefined;
+  if (l.algorithm === 'fixed' || l.algorithm === 'sliding') {
+    return { quota: quotaOf(l), w: seconds(l.windowMs) };
+  }
+  const w = Math.max(1, Math.floor(l.burst / l.rate));
+  return { quota: Math.max(l.burst, Math.ceil(l.rate * w)), w };
+}
+
+/** What the limit headers say the limit is: the policy's quota when one is announced. */
+function limitOf(spec: ServerSpec): number {
+  const l = spec.limiter;
+  if (!l) return 0;
+  const policy = spec.policy ? policyOf(l) : undefined;
+  if (policy) return policy.quota;
+  if (l.algorithm === 'token' || l.algorithm === 'leaky') return Math.max(1, l.burst);
+  if (l.algorithm === 'concurrency') return Math.max(1, Math.round(l.rate));
+  return quotaOf(l);
+}
+
 /** The headers of one response of a limited route in the spec's style (`Retry-After` not included). */
 function dialectHeaders(spec: ServerSpec, v: Verdict, limit: number): Record<string, string> {
   const reset = seconds(v.resetMs);
-  const policy: Record<string, string> = spec.policy
-    ? { 'ratelimit-policy': `${limit};w=${seconds(spec.limiter?.windowMs ?? 1000)}` }
+  const announced = spec.policy && spec.limiter ? policyOf(spec.limiter) : undefined;
+  const policy: Record<string, string> = announced
+    ? { 'ratelimit-policy': `${announced.quota};w=${announced.w}` }
     : {};
   const epoch = String(Math.ceil((VIRTUAL_EPOCH + virtualNow() + v.resetMs) / 1000));
   switch (spec.headers) {
@@ -255,7 +285,7 @@ export function familyServer(
   onAnswer: (note: Answered) => void,
 ): ServerModel {
   const limiter = spec.limiter ? LIMITERS[spec.limiter.algorithm](spec.limiter) : undefined;
-  const limit = spec.limiter ? quotaOrBurst(spec.limiter) : 0;
+  const limit = limitOf(spec);
   const attempts = new Map<number, number>();
   return {
     async handle(request: ServerRequest) {
@@ -277,12 +307,6 @@ export function familyServer(
       return answer;
     },
   };
-}
-
-function quotaOrBurst(l: LimiterSpec): number {
-  if (l.algorithm === 'token' || l.algorithm === 'leaky') return Math.max(1, l.burst);
-  if (l.algorithm === 'concurrency') return Math.max(1, Math.round(l.rate));
-  return quotaOf(l);
 }
 
 interface Decision {
