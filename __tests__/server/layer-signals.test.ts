@@ -13,6 +13,12 @@ const stopped = (stopReason: string, fields: object = {}) => ({
   ...fields,
 });
 
+/** A call that stopped with its retries used up after `retryCount` retries. */
+const retried = (retryCount: number, fields: object) => ({
+  config: { retryState: { stopReason: 'retries-exhausted', retryCount } },
+  ...fields,
+});
+
 describe('inboundDeadlineMs and inboundAttempt', () => {
   it.each<[string | undefined, string | undefined, number | undefined]>([
     [' 500 ', undefined, 500],
@@ -61,19 +67,18 @@ describe('gaveUpOnOverload', () => {
       stopped('retries-exhausted', { response: { status: 500 } }),
       false,
     ],
-    ['retries-exhausted, refused', stopped('retries-exhausted', { code: 'ECONNREFUSED' }), true],
     [
-      'retries-exhausted, refused (the cause says so)',
-      stopped('retries-exhausted', { cause: { code: 'ECONNREFUSED' } }),
+      'retries-exhausted on a 502 after a retry here (a handler answers its own 502)',
+      retried(1, { response: { status: 502 } }),
       true,
     ],
+    ['retries-exhausted on a 500 after 3 retries', retried(3, { response: { status: 500 } }), true],
+    ['retries-exhausted, refused, after 3 retries', retried(3, { code: 'ECONNREFUSED' }), true],
+    ['retries-exhausted, reset, after a retry', retried(1, { code: 'ECONNRESET' }), true],
+    // With no retry here (`retries: 0`), the layer above is the one to retry.
+    ['retries-exhausted, refused, no retry here', retried(0, { code: 'ECONNREFUSED' }), false],
     ['retries-exhausted, reset', stopped('retries-exhausted', { code: 'ECONNRESET' }), false],
     ['retries-exhausted, no status, no code', stopped('retries-exhausted'), false],
-    [
-      'retries-exhausted on a 500 whose code says refused',
-      stopped('retries-exhausted', { code: 'ECONNREFUSED', response: { status: 500 } }),
-      false,
-    ],
     ['deadline (the inbound deadline not spent)', stopped('deadline'), false],
     ['canceled (the inbound deadline not spent)', stopped('canceled'), false],
     [

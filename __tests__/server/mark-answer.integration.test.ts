@@ -155,11 +155,14 @@ describe('what is left alone', () => {
     });
   });
 
-  it('a 5xx after a call that failed without overload (a 500 below, a 404 below)', async () => {
-    for (const status of [500, 404]) {
-      const url = await expressLayer(await dependency(status), (res) => res.status(502).end());
-      expect(await ask(url)).toMatchObject({ status: 502, shouldRetry: undefined });
-    }
+  it('a 5xx after a call that failed with nothing retried (a 404 below)', async () => {
+    const url = await expressLayer(await dependency(404), (res) => res.status(502).end());
+    expect(await ask(url)).toMatchObject({ status: 502, shouldRetry: undefined });
+  });
+
+  it('but a 5xx after a call that retried a 500 below and used up its retries is marked: retried from above, the 500 would be multiplied', async () => {
+    const url = await expressLayer(await dependency(500), (res) => res.status(502).end());
+    expect(await ask(url)).toMatchObject({ status: 502, shouldRetry: 'false' });
   });
 
   it('a 5xx after a call that succeeded', async () => {

@@ -46,7 +46,13 @@ afterEach(async () => {
   );
 });
 
-type BottomBehaviour = 'ok' | 'always-503' | 'first-503' | 'first-503-each-call' | 'hang';
+type BottomBehaviour =
+  | 'ok'
+  | 'always-503'
+  | 'always-502'
+  | 'first-503'
+  | 'first-503-each-call'
+  | 'hang';
 
 /** The dependency at the bottom of the chain. `closed` counts requests whose caller went away. */
 async function startBottom(
@@ -64,6 +70,10 @@ async function startBottom(
       (behaviour === 'first-503-each-call' && arrivals.filter((a) => a.call === call).length === 1)
     ) {
       res.status(503).json({ error: 'overloaded' });
+      return;
+    }
+    if (behaviour === 'always-502') {
+      res.status(502).json({ error: 'bad gateway' });
       return;
     }
     if (behaviour === 'hang') {
@@ -290,6 +300,18 @@ describe('retry at one layer: the bottom always answers 503', () => {
     const [outcome] = await topCalls(chain, 1);
     expect(bottom.arrivals.map((a) => a.headers['retry-attempt'])).toEqual(['1', '2', '3', '4']);
     for (const layer of chain.layers) expect(layer.arrivals).toHaveLength(1);
+    expect(outcome).toMatchObject({ ok: false, retryCount: 0, stopReason: 'upstream-gave-up' });
+  });
+
+  it('a bottom that answers 502 and handlers that answer their own 502: 4 requests at the bottom, each layer above sends once', async () => {
+    // Before, only a 503, a 429 or a refused connection marked the answer: each layer retried
+    // the 502 of the one below (4 × 4 × 4 at the bottom for one top call, until breakers opened).
+    const bottom = await startBottom('always-502');
+    const catching: LayerSpec = { mode: 'helper', style: 'catch' };
+    const chain = await startChain(bottom.url, [catching, catching, catching], 'plain');
+    const [outcome] = await topCalls(chain, 1);
+    expect(bottom.arrivals).toHaveLength(4);
+    for (const layer of chain.layers.slice(0, 2)) expect(layer.arrivals).toHaveLength(1);
     expect(outcome).toMatchObject({ ok: false, retryCount: 0, stopReason: 'upstream-gave-up' });
   });
 

@@ -43,7 +43,9 @@ export function inboundAttempt(value: string | undefined): number | undefined {
 interface CallError {
   readonly code?: unknown;
   readonly response?: { readonly status?: unknown } | undefined;
-  readonly config?: { readonly retryState?: { readonly stopReason?: unknown } } | undefined;
+  readonly config?:
+    | { readonly retryState?: { readonly stopReason?: unknown; readonly retryCount?: unknown } }
+    | undefined;
   readonly cause?: unknown;
 }
 
@@ -51,7 +53,8 @@ interface CallError {
  * Whether an outgoing call stopped because what it calls is overloaded, so that retrying this
  * layer from above would only add load: it stopped on the budget, an open breaker, the gate's
  * `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that gave up itself (`upstream-gave-up`
- * on a 429 or 5xx), or used up its retries on 503, 429 or a refused connection. With
+ * on a 429 or 5xx), or used up its retries: after one retry at least, whatever failed (the 502 of
+ * a dependency, a reset, a refused connection), and even with none on 503 or 429. With
  * `deadlineSpent`, a call stopped by its deadline, or canceled (a layer cancels a call that the
  * inbound deadline leaves no time for), counts too: the inbound deadline is all but gone, so the
  * caller has no time to retry. Follows `cause` (an error wrapped by the
@@ -60,19 +63,18 @@ interface CallError {
 export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean {
   let candidate = error as CallError | null | undefined;
   for (let depth = 0; candidate && typeof candidate === 'object' && depth < 5; depth++) {
-    const reason = candidate.config?.retryState?.stopReason;
+    const state = candidate.config?.retryState;
+    const reason = state?.stopReason;
     const status = Number(candidate.response?.status ?? 0);
     const code = candidate.code;
     const cause = candidate.cause as CallError | undefined;
     if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN') return true;
     if (reason === 'budget-exhausted' || reason === 'circuit-open') return true;
     if (reason === 'upstream-gave-up') return status === 429 || status >= 500;
+    // Retried here, a failure retried from above too would be multiplied; a 429 or 503 is
+    // overload even if it was not.
     if (reason === 'retries-exhausted') {
-      return (
-        status === 429 ||
-        status === 503 ||
-        (!status && [code, cause?.code].includes('ECONNREFUSED'))
-      );
+      return Number(state?.retryCount) > 0 || status === 429 || status === 503;
     }
     if (reason === 'deadline' || reason === 'canceled') return deadlineSpent;
     if (reason !== undefined) return false;
