@@ -93,6 +93,12 @@ describe('gaveUpOnOverload: does a failed outgoing call mean "the layer below ga
     config: { retryState: stopReason === undefined ? {} : { stopReason } },
   });
 
+  /** The same failure, stopped after 3 retries of its own. */
+  const afterRetries = <T extends { config: { retryState: object } }>(error: T): T => ({
+    ...error,
+    config: { retryState: { ...error.config.retryState, retryCount: 3 } },
+  });
+
   it.each<[string, unknown, boolean]>([
     ['budget exhausted', failed('budget-exhausted', 503), true],
     ['circuit open', failed('circuit-open', undefined, 'ERR_CIRCUIT_OPEN'), true],
@@ -105,12 +111,21 @@ describe('gaveUpOnOverload: does a failed outgoing call mean "the layer below ga
     ['retries exhausted on 503', failed('retries-exhausted', 503), true],
     ['retries exhausted on 429', failed('retries-exhausted', 429), true],
     [
-      'retries exhausted on a refused connection',
-      failed('retries-exhausted', undefined, 'ECONNREFUSED'),
+      'retries exhausted on a refused connection, after retries here',
+      afterRetries(failed('retries-exhausted', undefined, 'ECONNREFUSED')),
       true,
     ],
-    ['retries exhausted on 500', failed('retries-exhausted', 500), false],
-    ['retries exhausted on a reset', failed('retries-exhausted', undefined, 'ECONNRESET'), false],
+    [
+      'retries exhausted on 502, after retries here',
+      afterRetries(failed('retries-exhausted', 502)),
+      true,
+    ],
+    ['retries exhausted on 500, no retry here', failed('retries-exhausted', 500), false],
+    [
+      'retries exhausted on a reset, no retry here',
+      failed('retries-exhausted', undefined, 'ECONNRESET'),
+      false,
+    ],
     ['the layer below gave up (503)', failed('upstream-gave-up', 503), true],
     ['a 402 that said not to retry', failed('upstream-gave-up', 402), false],
     ['not retryable (404)', failed('not-retryable', 404), false],
@@ -135,11 +150,12 @@ describe('gaveUpOnOverload: does a failed outgoing call mean "the layer below ga
     expect(gaveUpOnOverload(new Error('x', { cause: failed('not-retryable', 404) }))).toBe(false);
   });
 
-  it('finds a refused connection on the cause (the fetch adapter)', () => {
+  it('a refused connection (on the cause, as the fetch adapter gives it) marks the answer only after retries here', () => {
     const error = {
       ...failed('retries-exhausted', undefined, 'ERR_NETWORK'),
       cause: { code: 'ECONNREFUSED' },
     };
-    expect(gaveUpOnOverload(error)).toBe(true);
+    expect(gaveUpOnOverload(error)).toBe(false);
+    expect(gaveUpOnOverload(afterRetries(error))).toBe(true);
   });
 });

@@ -399,13 +399,19 @@ describe('createPacer: a long hold', () => {
   it("replaces the hold with a probe's reading (a reset that came early)", () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
-    p.throttle(60_000, counts(0, 0, 1000, 1), {
-      kind: 'quota',
-      waitMs: 5000,
-      sentAt: 60_000,
-      replacesHold: true,
-    });
+    p.throttle(60_000, counts(0, 0, 1000, 1), { kind: 'quota', waitMs: 5000, sentAt: 60_000 });
     expect(p.state.holdUntil).toBe(65_000);
+  });
+
+  it("replaces a day-long hold another process wrote with the server's latest wait: the fleet is not parked until a probe", () => {
+    // A foreign write held the scope a day; then this client's own 429 said Retry-After: 1.
+    // Extended rather than replaced, the day stayed, and became this client's own: it was probed
+    // only after probeEveryMs (a minute), with every call stopped until then.
+    const p = pacer();
+    p.state = { ...p.state, holdUntil: 86_400_000, heldAt: 0 };
+    p.throttle(100, counts(0, 0, 1000, 8), { kind: 'limit', waitMs: 1000, sentAt: 90 });
+    expect(p.state.holdUntil).toBe(1100);
+    expect(p.reserve(1100, 1100)).toBe(1100);
   });
 });
 

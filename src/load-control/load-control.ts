@@ -299,9 +299,8 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
     // A signal came with a result (see above).
     if (ended.result !== 'success') record(o, now, ended.result as Counted);
   }
-  const replacesHold = holdProbe === paced || holdProbe === own;
   const pacedCounts = paced.window.counts(now);
-  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, { ...signal, replacesHold }));
+  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, signal));
 }
 
 /**

@@ -29,8 +29,7 @@ export interface Pacer {
   reserve(now: number, latest: number, mayProbe?: boolean): number;
   /**
    * A throttle signal, and the counts of the scope paced at `now`. `waitMs` is the server's own
-   * wait; `replacesHold` says a probe's reading replaces the hold (a quota that reset early ends
-   * it).
+   * wait.
    */
   throttle(now: number, counts: OutcomeCounts, signal: ThrottleSignal): void;
   /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
@@ -77,11 +76,6 @@ export interface ThrottleSignal {
   readonly searchRate?: boolean | undefined;
   /** A limit's: the scope's requests still in flight when it came. */
   readonly unanswered?: number | undefined;
-  /**
-   * The throttled attempt probed the hold of the scope paced: its reading replaces the hold (a
-   * quota that reset early ends it) rather than extend it.
-   */
-  readonly replacesHold?: boolean | undefined;
 }
 
 /** A 429 that names neither a wait nor a quota. */
@@ -216,14 +210,18 @@ const unproven = (d: Draft, signal: ThrottleSignal, c: OutcomeCounts): boolean =
  * hold). An unpaced client that meets a 429 (on evidence: `unproven`) has spent the quota in a
  * burst: it holds until the server's wait is over or, with none, for `restMs`, the rest of the
  * period since the burst began: a second (the shortest quota period in use), or a tenth after a
- * bare 429, which names none (a hold that would end in the past holds nothing).
+ * bare 429, which names none (a hold that would end in the past holds nothing). The hold is
+ * replaced, not extended: the server's latest word on when it accepts again is the one kept. A
+ * longer hold set before (this client's, another's through the store, or a write that is no
+ * client's: a day, at most, once bounded) would otherwise outlive what the server now says, and
+ * park every client until a probe.
  */
 function hold(d: Draft, signal: ThrottleSignal, restMs: number): number | undefined {
   const { kind, waitMs } = signal;
   if (kind !== 'quota' && (kind !== 'limit' || d.base)) return undefined;
   const holdMs = waitMs ?? restMs;
   const now = d.lastSignal;
-  d.holdUntil = Math.max(signal.replacesHold ? -Infinity : d.holdUntil, now + holdMs);
+  d.holdUntil = now + holdMs;
   d.heldAt = now;
   return holdMs;
 }
