@@ -50,15 +50,15 @@ interface CallError {
 }
 
 /**
- * Whether an outgoing call stopped because what it calls is overloaded, so that retrying this
- * layer from above would only add load: it stopped on the budget, an open breaker, the gate's
- * `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that gave up itself (`upstream-gave-up`
- * on a 429 or 5xx), or used up its retries: after one retry at least, whatever failed (the 502 of
- * a dependency, a reset, a refused connection), and even with none on 503 or 429. With
- * `deadlineSpent`, a call stopped by its deadline, or canceled (a layer cancels a call that the
- * inbound deadline leaves no time for), counts too: the inbound deadline is all but gone, so the
- * caller has no time to retry. Follows `cause` (an error wrapped by the
- * handler) a few levels down.
+ * Whether an outgoing call stopped because what it calls is overloaded, or because it already
+ * retried it, so that retrying this layer from above would only add load: it stopped on the
+ * budget, an open breaker, the gate's `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that
+ * gave up itself (`upstream-gave-up` on a 429 or 5xx), or used up its retries: after one retry
+ * at least, whatever failed (the 502 of a dependency, a reset, a refused connection), and even
+ * with none on 503 or 429. With `deadlineSpent`, a call stopped by its deadline, or canceled (a
+ * layer cancels a call that the inbound deadline leaves no time for), counts too: the inbound
+ * deadline is all but gone, so the caller has no time to retry. Follows `cause` (an error
+ * wrapped by the handler) a few levels down.
  */
 export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean {
   let candidate = error as CallError | null | undefined;
