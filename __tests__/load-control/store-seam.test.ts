@@ -8,6 +8,7 @@ import {
 } from '../../src/load-control/load-control';
 import { memoryStore } from '../../src/load-control/store';
 import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/options';
+import { CLOSED, paceOf } from '../helpers/store-states';
 
 // Load control over a store that other clients share: what one client learns, the others act
 // on. The store here is a stand-in in this process, with a remote store's contract (state held
@@ -17,6 +18,11 @@ import { DEFAULT_CIRCUIT_BREAKER, DEFAULT_PACING } from '../../src/options/optio
 const O = 'http://api.test';
 const ROUTE = 'items';
 const breaker = { ...DEFAULT_CIRCUIT_BREAKER, minimumThroughput: 4 };
+const HELD: SharedScope = {
+  version: 1,
+  pace: paceOf({ base: 1, holdUntil: Date.now() + 86_400_000 }),
+  breaker: CLOSED,
+};
 
 /** A fleet's shared state; `lease` answers at once, or (`later`) with a promise. */
 function fleet(size: number, later = false) {
@@ -169,6 +175,32 @@ describe('load control over a shared store', () => {
     await woken;
     const probe = a!.admit([O, ROUTE], after, Infinity);
     expect(probe.kind === 'go' && probe.pass.probes?.length).toBe(1);
+  });
+
+  it('with the breaker and pacing off, the store is never used: its hold stops nothing', async () => {
+    const used: string[] = [];
+    const spied = Object.fromEntries(
+      // A day-long hold on every scope, as another program might have written.
+      Object.entries({ ...memoryStore(), latest: () => HELD }).map(([name, method]) => [
+        name,
+        (...args: unknown[]) => {
+          used.push(name);
+          return (method as (...a: unknown[]) => unknown)(...args);
+        },
+      ]),
+    ) as unknown as LoadControlStore;
+    const instance = axios.create({
+      adapter: async (config) => ({
+        config,
+        status: 200,
+        statusText: 'OK',
+        headers: {},
+        data: 'ok',
+      }),
+    });
+    attachRetry(instance, { store: spied, circuitBreaker: false, pacing: false });
+    await expect(instance.get(`${O}/${ROUTE}`)).resolves.toMatchObject({ data: 'ok' });
+    expect(used).toEqual([]);
   });
 
   it('a client detached from its instance stops hearing the store, which outlives it', () => {

@@ -354,7 +354,8 @@ function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
 }
 
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
-  const store = settings.store ?? memoryStore();
+  // With the breaker and pacing off (the budget alone), a shared state has nothing to steer.
+  const store = ((settings.circuitBreaker || settings.pacing) && settings.store) || memoryStore();
   const scopeSettings: ScopeSettings = {
     ...settings,
     // Pacing off: the pacer only spreads a breaker's release, and is never told of throttling.
