@@ -581,3 +581,21 @@ describe.each(CHAINS)('handlers as people write them (%s), defaults everywhere',
     for (const layer of chain.layers) expect(mostPerCall(layer.arrivals)).toBe(1);
   }, 20_000);
 });
+
+describe('a newcomer who mounts retryLayer without calling it', () => {
+  it('`app.use(retryLayer)`: each request fails with an error that says to call it', async () => {
+    const app = express();
+    app.use(retryLayer as unknown as express.RequestHandler);
+    app.get('/', (_req, res) => res.send('ok'));
+    let seen: unknown;
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: unknown) => {
+      seen = error;
+      res.status(500).end();
+    });
+    const { url } = await listen(app);
+    const answer = await axios.get(url, { validateStatus: () => true });
+    expect(answer.status).toBe(500);
+    expect(seen).toBeInstanceOf(TypeError);
+    expect((seen as Error).message).toBe('axios-safe-retry: call `retryLayer()`.');
+  });
+});

@@ -9,7 +9,7 @@ import {
   type FollowInbound,
 } from '../contract/call-context';
 import type { RequestRetryOptions } from '../contract/types';
-import { isObject, optionError, ruled } from '../options/rules';
+import { isObject, optionError, type Rule, ruled } from '../options/rules';
 import { LAYER_SCHEMA } from './layer-options';
 import { gaveUpOnOverload, inboundAttempt, inboundDeadlineMs } from './layer-signals';
 
@@ -181,18 +181,20 @@ function markAnswer(res: ServerResponse, inbound: Inbound): void {
  * answers such a failure with a 503 of its own.
  */
 function createRetryLayer(options: RetryLayerOptions = {}): RetryLayerMiddleware {
-  const given = ruled('retryLayer', [isObject, 'an object'], options) as RetryLayerOptions;
+  const given = ruled('retryLayer', [isObject, 'an object'], options) as Record<string, unknown>;
   for (const name in given) {
-    if (!(name in LAYER_SCHEMA)) throw optionError(`unknown option \`retryLayer.${name}\``);
+    // (`app.use(retryLayer)`: express called it with a request.)
+    if (!(name in LAYER_SCHEMA)) {
+      throw optionError(
+        given.socket ? 'call `retryLayer()`' : `unknown option \`retryLayer.${name}\``,
+      );
+    }
   }
   // Each option checked by its rule, or its default (`trustInbound` has none: every request).
-  const [maxDeadlineMs, marginMs, trustInbound] = (
-    ['maxDeadlineMs', 'marginMs', 'trustInbound'] as const
-  ).map((name) => {
-    const value = given[name];
-    const rule: readonly unknown[] = LAYER_SCHEMA[name];
-    return value === undefined ? rule[2] : ruled(`retryLayer.${name}`, LAYER_SCHEMA[name], value);
-  }) as [number, number, RetryLayerOptions['trustInbound']];
+  const [maxDeadlineMs, marginMs, trustInbound] = Object.entries(LAYER_SCHEMA).map(
+    ([name, rule]: [string, readonly unknown[]]) =>
+      given[name] === undefined ? rule[2] : ruled(`retryLayer.${name}`, rule as Rule, given[name]),
+  ) as [number, number, RetryLayerOptions['trustInbound']];
   install();
   return (req, res, next) => {
     const controller = new AbortController();

@@ -67,7 +67,6 @@ export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean
     const reason = state?.stopReason;
     const status = Number(candidate.response?.status ?? 0);
     const code = candidate.code;
-    const cause = candidate.cause as CallError | undefined;
     if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN') return true;
     if (reason === 'budget-exhausted' || reason === 'circuit-open') return true;
     if (reason === 'upstream-gave-up') return status === 429 || status >= 500;
@@ -78,7 +77,7 @@ export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean
     }
     if (reason === 'deadline' || reason === 'canceled') return deadlineSpent;
     if (reason !== undefined) return false;
-    candidate = cause;
+    candidate = candidate.cause as CallError | undefined;
   }
   return false;
 }
