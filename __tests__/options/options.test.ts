@@ -272,6 +272,16 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /unknown option `retry` \(did you mean `retries`\?\)/,
     ],
     [
+      "another library's name that holds ours",
+      { maxRetries: 3 },
+      /unknown option `maxRetries` \(did you mean `retries`\?\)/,
+    ],
+    [
+      'the longest shared start, not the first name with the same three letters',
+      { maxRetryAfter: 100 },
+      /unknown option `maxRetryAfter` \(did you mean `maxRetryAfterMs`\?\)/,
+    ],
+    [
       'a name in the wrong case',
       { MaxDelayMS: 5 },
       /unknown option `MaxDelayMS` \(did you mean `maxDelayMs`\?\)/,

@@ -55,20 +55,29 @@ export function ruled<T>(
 }
 
 /**
- * The error for an unknown option: it suggests a name that begins as the unknown one does (its
- * first three letters, case ignored) and whose rule takes the value given (`retry: 3`:
- * `retries`, not `retryDelay`); with none, it points to the options table (a per-request
- * `retryBudget: false` is no misspelt `retries`).
+ * The error for an unknown option: it suggests the name that shares the longest start with the
+ * unknown one (3 letters at least, case ignored), or that it holds whole (`maxRetries`:
+ * `retries`), among those whose rule takes the value given (`retry: 3`: `retries`, not
+ * `retryDelay`); with none, it points to the options table (a per-request `retryBudget: false`
+ * is no misspelt `retries`).
  */
 function unknownOption(
   path: string,
   [name, value]: [string, unknown],
   schema: AnySchema,
 ): TypeError {
-  const start = (text: string): string => text.slice(0, 3).toLowerCase();
-  const near = Object.keys(schema).find(
-    (candidate) => start(candidate) === start(name) && (schema[candidate] as Rule)[0](value),
-  );
+  const unknown = name.toLowerCase();
+  let near = '';
+  let best = 2;
+  for (const candidate in schema) {
+    const known = candidate.toLowerCase();
+    let shared = unknown.includes(known) ? known.length : 0;
+    while (unknown[shared] && unknown[shared] === known[shared]) shared++;
+    if (shared > best && (schema[candidate] as Rule)[0](value)) {
+      best = shared;
+      near = candidate;
+    }
+  }
   return optionError(
     `unknown option \`${path}${name}\`${near ? ` (did you mean \`${path}${near}\`?)` : '; see the options table'}`,
   );
