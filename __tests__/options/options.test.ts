@@ -297,6 +297,11 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /^axios-safe-retry: unknown option `timeout`; see the options table\.$/,
     ],
     ['a short name is not all replaced', { ab: 1 }, /unknown option `ab`; see the options table/],
+    [
+      'a base delay over the ceiling, both given',
+      { baseDelayMs: 5000, maxDelayMs: 100 },
+      /`baseDelayMs` must be a number in \[0, 100\]; got 5000\./,
+    ],
     ['options not an object', 3, /`options` must be an object; got 3/],
   ])('%s', (_label, options, message) => {
     expect(() => resolveClientOptions(options as RetryOptions)).toThrow(TypeError);
@@ -343,6 +348,15 @@ describe('resolveRequestOptions', () => {
     expect(() => resolveRequestOptions(client, 'often' as never)).toThrow(
       /`retry` must be an object/,
     );
+  });
+
+  it('refuses a base delay over the ceiling, both given, at either level; a ceiling alone may cut the default base', () => {
+    const capped = resolveClientOptions({ maxDelayMs: 50 });
+    expect(capped.options).toMatchObject({ baseDelayMs: 100, maxDelayMs: 50 });
+    expect(() => resolveRequestOptions(capped, { baseDelayMs: 500 })).toThrow(
+      /`retry.baseDelayMs` must be a number in \[0, 50\]; got 500\./,
+    );
+    expect(resolveRequestOptions(capped, { baseDelayMs: 50 })).toMatchObject({ baseDelayMs: 50 });
   });
 
   it('names a bad nested field with its full path', () => {

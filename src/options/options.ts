@@ -164,6 +164,11 @@ const checkedRandom =
 
 /** Fills in the defaults of options that were checked already. */
 function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
+  // Both given: a base over the ceiling is a mistake (a ceiling given alone may cut the default).
+  const { baseDelayMs, maxDelayMs } = given;
+  if (maxDelayMs !== undefined) {
+    ruled(`${path}baseDelayMs`, range(`[0, ${maxDelayMs}]`), baseDelayMs ?? 0);
+  }
   const options = withUpperCaseMethods({ ...DEFAULT_OPTIONS, ...given });
   const key = options.idempotencyKey;
   return {
