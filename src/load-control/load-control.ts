@@ -156,11 +156,11 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   let holdProbe: Scope | undefined;
   if (!probes) {
     at = o.pacer.reserve(now, latest);
-    if (at < o.pacer.state.holdUntil) holdProbe = o;
+    if (at < o.pacer.shared.holdUntil) holdProbe = o;
     // A call that waits for the origin's slot is no probe of the route's hold: taken at that
     // slot, the probe would hold back the route's next one until long after it is due.
     at = r.pacer.reserve(at, latest, at <= now);
-    if (at < r.pacer.state.holdUntil) holdProbe = r;
+    if (at < r.pacer.shared.holdUntil) holdProbe = r;
   }
   // Only a send that waits (or a probe) can come too late to be of use: a plain one that goes
   // now always may.
@@ -174,7 +174,7 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
     if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
-  const cuts: [number, number] = [o.pacer.state.cuts, r.pacer.state.cuts];
+  const cuts: [number, number] = [o.pacer.shared.cuts, r.pacer.shared.cuts];
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
@@ -262,7 +262,7 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
     // call that probes the route's hold went through the origin's too).
     if (holdProbe && ended.result === 'success') {
       for (const scope of [o, r]) {
-        const { holdUntil, heldAt } = scope.pacer.state;
+        const { holdUntil, heldAt } = scope.pacer.shared;
         if (holdUntil > now && heldAt <= ended.sentAt) {
           pacerChange(scope, now, (pacer) => pacer.endHold(now));
         }
@@ -282,7 +282,7 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
       if (limit - remaining > scope.window.counts(now).successes + inFlight) scope.sharedAt = now;
       else if (
         remaining > inFlight &&
-        scope.pacer.state.base &&
+        scope.pacer.shared.base &&
         !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
       ) {
         pacerChange(scope, now, (pacer) => pacer.room(now, ended.sentAt));
@@ -337,7 +337,7 @@ function settlerOf(c: Control): (pass: Pass, now: number, ending: Ending) => voi
  */
 function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
   return (
-    (!cuts || (cuts[0] === origin.pacer.state.cuts && cuts[1] === route.pacer.state.cuts)) &&
+    (!cuts || (cuts[0] === origin.pacer.shared.cuts && cuts[1] === route.pacer.shared.cuts)) &&
     [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
   );
 }
@@ -350,7 +350,9 @@ function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
 function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
   const { successes, failures, throttled } = r.window.counts(now);
   const faults = o.window.counts(now).failures;
-  return !!(o.pacer.state.base || r.pacer.state.base) || failures + throttled + faults < successes;
+  return (
+    !!(o.pacer.shared.base || r.pacer.shared.base) || failures + throttled + faults < successes
+  );
 }
 
 export function createLoadControl(settings: LoadControlSettings): LoadControl {

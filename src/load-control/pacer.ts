@@ -16,7 +16,7 @@ export type { PacingSettings };
  */
 export interface Pacer {
   /** The shared part of its state (`store.ts`); set by a change another client made. */
-  state: PaceState;
+  shared: PaceState;
   /** The rate (requests per second) sends go at now, or `undefined` when unpaced. */
   rate(now: number): number | undefined;
   /**
@@ -392,17 +392,17 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
   // No round yet: no decision is made at -1.
   const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
   const change = (make: (s: PaceState) => PaceState) => {
-    pacer.state = sharing.change(make);
+    pacer.shared = sharing.change(make);
   };
   const pacer: Pacer = {
-    state: unpacedState(),
+    shared: unpacedState(),
     rate(now) {
-      const s = settled(pacer.state, pacing, now);
+      const s = settled(pacer.shared, pacing, now);
       return s.base ? rateAt(s, now) : undefined;
     },
     reserve(now, latest, mayProbe = true) {
-      const s = settled(pacer.state, pacing, now);
-      pacer.state = s;
+      const s = settled(pacer.shared, pacing, now);
+      pacer.shared = s;
       // A hold another client set is probed sooner (see `reserve`).
       const foreign = own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity;
       const every = Math.min(foreign, settings.probeEveryMs);
@@ -424,15 +424,15 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       return slot;
     },
     throttle(now, counts, signal) {
-      const reported = own.round === pacer.state.decidedAt;
+      const reported = own.round === pacer.shared.decidedAt;
       const share = sharing.share();
       change((s) => throttled(s, signal, { pacing, now, counts, share, reported }));
-      own.round = pacer.state.decidedAt;
-      if (pacer.state.heldAt === now) own.probed = now;
+      own.round = pacer.shared.decidedAt;
+      if (pacer.shared.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
-      const s = pacer.state;
+      const s = pacer.shared;
       if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
         pacer.endHold(now);
     },

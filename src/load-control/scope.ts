@@ -79,20 +79,20 @@ export const whereOf = ({ name, parent }: Scope): { origin: string; route?: stri
 
 /** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
 export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
-  const wasPaced = scope.pacer.state.base > 0;
+  const wasPaced = scope.pacer.shared.base > 0;
   change(scope.pacer);
-  if (wasPaced && !scope.pacer.state.base) scope.slotWaiters.wakeAll();
+  if (wasPaced && !scope.pacer.shared.base) scope.slotWaiters.wakeAll();
   publish('pacing', () => ({
     ...whereOf(scope),
     ratePerSecond: scope.pacer.rate(now),
-    holdMs: Math.max(0, scope.pacer.state.holdUntil - now),
+    holdMs: Math.max(0, scope.pacer.shared.holdUntil - now),
   }));
 }
 
 /** The scope's shared state as known here. */
 const sharedOf = (scope: Scope): SharedScope => ({
   version: scope.version,
-  pace: scope.pacer.state,
+  pace: scope.pacer.shared,
   breaker: scope.breaker?.shared ?? CLOSED,
 });
 
@@ -106,7 +106,7 @@ export function adopt(scope: Scope, reported: SharedScope, settings: ScopeSettin
   const latest = bounded(reported, settings, now);
   scope.version = latest.version;
   pacerChange(scope, now, (pacer) => {
-    pacer.state = latest.pace;
+    pacer.shared = latest.pace;
   });
   scope.breaker?.adopt(latest.breaker, now);
   scope.waiters.wakeAll();
@@ -194,7 +194,7 @@ export const recordProbe = counter(true);
 
 /** Whether pacing holds the scope: paced, or held until a reset. */
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
-  !!pacer.state.base || pacer.state.holdUntil > now;
+  !!pacer.shared.base || pacer.shared.holdUntil > now;
 
 /** Whether the scope's breaker lets attempts through (closed, or no breaker). */
 export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.state === 'closed';
