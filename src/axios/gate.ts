@@ -86,11 +86,7 @@ export function observeFailure(
 ): void {
   const { config } = failure;
   const at = now();
-  control.observe(
-    whereOf(config.baseURL, config.url),
-    at,
-    endingsOf(statusCodes)(failure.response, failure, at),
-  );
+  control.observe(whereOf(config), at, endingsOf(statusCodes)(failure.response, failure, at));
 }
 
 /**
@@ -120,7 +116,7 @@ function boundOf(
   { retry, settings }: CallSettings,
   control: LoadControl,
 ): Bound {
-  const where = whereOf(config.baseURL, config.url);
+  const where = whereOf(config);
   const start = now();
   const state = config.retryState;
   // A call with retries off has no deadline.

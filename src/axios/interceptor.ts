@@ -96,7 +96,7 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    ...control?.standing(whereOf(config.baseURL, config.url), clockNow()),
+    ...control?.standing(whereOf(config), clockNow()),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==
