@@ -7,7 +7,7 @@ const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond
 const counts = (successes: number, failures = 0, spanMs = 1000, throttled = 5): OutcomeCounts => ({
   successes,
   failures,
-  throttled,
+  throttles: throttled,
   spanMs,
 });
 const PROBE_EVERY_MS = 60_000;

@@ -188,8 +188,8 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       if (result === undefined) return;
       b.window.add(now, result);
       if (b.shared.state !== 'closed' || result !== 'failure') return;
-      const { successes, failures, throttled } = b.window.counts(now);
-      const total = successes + failures + throttled;
+      const { successes, failures, throttles } = b.window.counts(now);
+      const total = successes + failures + throttles;
       const { minimumThroughput, failureRatio } = b.settings;
       // A fleet's client judges its share of the throughput, no less than half (many-processes.md).
       const enough = minimumThroughput * Math.max(b.sharing.share(), 0.5);

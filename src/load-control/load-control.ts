@@ -348,10 +348,10 @@ function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
  * there too).
  */
 function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
-  const { successes, failures, throttled } = r.window.counts(now);
+  const { successes, failures, throttles } = r.window.counts(now);
   const faults = o.window.counts(now).failures;
   return (
-    !!(o.pacer.shared.base || r.pacer.shared.base) || failures + throttled + faults < successes
+    !!(o.pacer.shared.base || r.pacer.shared.base) || failures + throttles + faults < successes
   );
 }
 

@@ -202,8 +202,8 @@ function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): bo
 const unproven = (d: Draft, signal: ThrottleSignal, c: OutcomeCounts): boolean =>
   isBare(signal) &&
   (d.base
-    ? c.throttled + c.failures < c.successes * NOISE
-    : c.throttled < Math.max(6, 3 * c.successes, signal.unanswered ?? 0));
+    ? c.throttles + c.failures < c.successes * NOISE
+    : c.throttles < Math.max(6, 3 * c.successes, signal.unanswered ?? 0));
 
 /**
  * Holds `d` if the signal says the quota is spent, and returns for how long (`undefined`: no

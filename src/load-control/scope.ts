@@ -179,8 +179,8 @@ const counter =
     if (result !== 'success') {
       // The first failures after a healthy spell tell the rate it handled (a window that is
       // already half failures has lost the successes that measured it).
-      const { successes, failures, throttled, spanMs } = scope.window.counts(now);
-      if (4 * (failures + throttled) < successes) {
+      const { successes, failures, throttles, spanMs } = scope.window.counts(now);
+      if (4 * (failures + throttles) < successes) {
         scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
       }
     }
