@@ -156,16 +156,12 @@ function probe(b: Breaker, now: number): Admission {
 }
 
 export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
-  const b: Breaker = {
+  // One object: the breaker is its own state (what this client knows), with its methods.
+  const b: Breaker & CircuitBreaker = {
     ...parts,
     ...{ shared: CLOSED, probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
-  };
-  return {
     get state() {
       return stateOf(b);
-    },
-    get shared() {
-      return b.shared;
     },
     admit(now) {
       if (b.isolated) return Infinity;
@@ -213,4 +209,5 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       announce(b, 'open', now);
     },
   };
+  return b;
 }
