@@ -24,18 +24,22 @@ export interface Scope {
   readonly parent: Scope | undefined;
   /** Over `PACING_WINDOW_MS`: the rate the scope accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
-  readonly breaker: CircuitBreaker | undefined;
+  /** Unset when the breaker is off. */
+  readonly breaker?: CircuitBreaker | undefined;
   /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
   readonly shared: boolean;
   readonly pacer: Pacer;
   /** The version of the shared state the store last reported (a change made here counts once it does). */
   version: number;
   inFlight: number;
-  /** Successes per second measured while the scope was healthy. */
-  lastGoodRate: number;
+  /** Successes per second measured while the scope was healthy (none yet: unset). */
+  lastGoodRate?: number;
   lastSuccessAt: number;
-  /** A smoothed time an attempt takes to succeed: a slot with less time left is not worth it. */
-  latencyMs: number;
+  /**
+   * A smoothed time an attempt takes to succeed: a slot with less time left is not worth it (no
+   * success yet: unset).
+   */
+  latencyMs?: number;
   /** Calls waiting for the breaker, woken when it changes. */
   readonly waiters: WaitQueue;
   /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
@@ -123,12 +127,12 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       store.update(name, sharedOf(scope), (s) => ({ ...s, [key]: make(s[key]) }))[key];
   const share = (): number => 1 / Math.max(1, store.clients());
   const scope: Scope = {
-    ...{ name, parent, window, shared, breaker: undefined, version: 0 },
+    ...{ name, parent, window, shared, version: 0 },
     pacer: createPacer(settings, {
       change: changeOf('pace'),
       share,
     }),
-    ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
+    ...{ inFlight: 0, lastSuccessAt: -Infinity },
     waiters: createWaitQueue(),
     slotWaiters: createWaitQueue(),
   };
