@@ -79,15 +79,18 @@ export interface BreakerParts {
   readonly sharing: BreakerSharing;
 }
 
-/** One breaker: the shared state as known here, and what is this client's own. */
+/**
+ * One breaker: the shared state as known here, and what is this client's own (a flag unset is
+ * false).
+ */
 interface Breaker extends BreakerParts {
   shared: BreakerState;
   /** Its probe is in flight. */
-  probing: boolean;
+  probing?: boolean;
   /** A lease answered for its next attempt. */
-  leased: boolean;
+  leased?: boolean;
   /** A lease asked for and not answered yet. */
-  asking: boolean;
+  asking?: boolean;
   /** Another client holds the lease: ask again then. */
   denied: number;
   /** The isolations it holds. */
@@ -159,7 +162,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
   // One object: the breaker is its own state (what this client knows), with its methods.
   const b: Breaker & CircuitBreaker = {
     ...parts,
-    ...{ shared: CLOSED, probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
+    ...{ shared: CLOSED, denied: 0, isolated: 0 },
     get state() {
       return stateOf(b);
     },
