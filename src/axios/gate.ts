@@ -62,7 +62,7 @@ const endingsOf =
   (response: AxiosResponse | undefined, error: AxiosError | undefined, sentAt: number): Ending => {
     if (!response) {
       const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
-      if (kind !== 'transient') return { result: undefined, sentAt };
+      if (kind !== 'transient') return { sentAt };
       return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
     }
     // The success path: a plain success that says nothing of rate limits needs no more reading.
@@ -192,7 +192,7 @@ function pass(
     for (let v = verdict; ; v = admit(now())) {
       if (v.kind === 'go') {
         const { pass: held } = v;
-        let admitted = false;
+        let admitted: boolean | undefined;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
           await waitUntil(v.at, [held.origin, held.route], true);
@@ -200,7 +200,7 @@ function pass(
           // goes back to the gate.
           admitted = control.isStillAdmitted(held);
         } finally {
-          if (!admitted) control.settle(held, now(), { result: undefined, sentAt: now() });
+          if (!admitted) control.settle(held, now(), { sentAt: now() });
         }
         if (admitted) return held;
         continue;

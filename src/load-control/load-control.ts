@@ -51,7 +51,8 @@ export type Verdict =
 
 /** How an attempt ended, as load control needs it. */
 export interface Ending {
-  readonly result: AttemptResult;
+  /** Unset: the attempt has no result to count (`AttemptResult`). */
+  readonly result?: AttemptResult;
   /** A fault of the connection (refused, reset before an answer, DNS): it is the origin's. */
   readonly originWide?: boolean;
   readonly status?: number | undefined;
