@@ -134,7 +134,7 @@ interface Client {
 }
 
 /** Starts a call's state, and records the call in the retry budget. */
-function startCall(client: Client, now: number, idempotencyKey: string | undefined): RetryState {
+function startCall(client: Client, now: number, idempotencyKey?: string | false): RetryState {
   client.budget?.recordRequest(now);
   return {
     retryCount: 0,
@@ -162,9 +162,7 @@ function onFirstAttempt(
     );
     const call = settingsOf(client.settings, config);
     const now = clockNow();
-    const key = call.retry
-      ? stampIdempotencyKey(config.headers, config.method, call.retry)
-      : undefined;
+    const key = call.retry && stampIdempotencyKey(config.headers, config.method, call.retry);
     config.retryState = startCall(client, now, key);
     clampToDeadline(config, call.retry, now);
     client.gate?.(config, call);

@@ -284,7 +284,8 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
       else if (
         remaining > inFlight &&
         scope.pacer.shared.base &&
-        !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
+        // Never seen (unset): NaN, never less.
+        !(now - (scope.sharedAt as number) < c.settings.pacing.healthyAfterMs)
       ) {
         pacerChange(scope, now, (pacer) => pacer.room(now, ended.sentAt));
       }
@@ -411,10 +412,10 @@ function isolate(c: Control, store: LoadControlStore, origin: string): (() => vo
   const { breaker, waiters } = scopeOf(c, origin);
   if (!breaker) return;
   breaker.isolate(storeNow(store));
-  let held = true;
+  let released: true | undefined;
   return () => {
-    if (held) breaker.release(storeNow(store));
-    held = false;
+    if (!released) breaker.release(storeNow(store));
+    released = true;
     waiters.wakeAll();
   };
 }

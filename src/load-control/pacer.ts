@@ -359,15 +359,18 @@ function heldSlot(s: PaceState, latest: number, random: () => number): number {
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
-  /** The round (a decision's time) this client reported what it accepted in. */
-  round: number;
+  /** The round (a decision's time) this client reported what it accepted in (none yet: unset). */
+  round?: number;
   /**
    * When this client last sent a probe of a hold, or set one itself: a hold begun later is
    * another's.
    */
   probed: number;
-  /** The last rate decision (its time) this client saw. */
-  seen: number;
+  /**
+   * The last rate decision (its time) this client saw. Unset before the first: a rate with no
+   * decision known (`decidedAt` Infinity) reserves no slot sooner either way.
+   */
+  seen?: number;
 }
 
 /** How a client takes part in a shared pace: it changes the state through the store. */
@@ -389,8 +392,7 @@ export interface PacerSettings {
 
 export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pacer {
   const pacing = settings.pacing;
-  // No round yet: no decision is made at -1.
-  const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
+  const own: OwnSchedule = { next: 0, probed: -Infinity };
   const change = (make: (s: PaceState) => PaceState) => {
     pacer.shared = sharing.change(make);
   };

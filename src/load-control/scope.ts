@@ -34,7 +34,8 @@ export interface Scope {
   inFlight: number;
   /** Successes per second measured while the scope was healthy (none yet: unset). */
   lastGoodRate?: number;
-  lastSuccessAt: number;
+  /** When the scope last succeeded (none yet: unset). */
+  lastSuccessAt?: number;
   /**
    * A smoothed time an attempt takes to succeed: a slot with less time left is not worth it (no
    * success yet: unset).
@@ -132,7 +133,7 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       change: changeOf('pace'),
       share,
     }),
-    ...{ inFlight: 0, lastSuccessAt: -Infinity },
+    inFlight: 0,
     waiters: createWaitQueue(),
     slotWaiters: createWaitQueue(),
   };

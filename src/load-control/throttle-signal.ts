@@ -16,7 +16,8 @@ export interface Answer {
 export interface ScopeView {
   readonly counts: OutcomeCounts;
   readonly inFlight: number;
-  readonly lastSuccessAt: number;
+  /** Unset before the first success. */
+  readonly lastSuccessAt?: number | undefined;
 }
 
 /**
@@ -111,4 +112,5 @@ export function throttleSignal(
 const overloaded = ({ counts: c, lastSuccessAt }: ScopeView, now: number): boolean =>
   c.successes + c.failures + c.throttles >= 20 &&
   c.failures >= 2 * c.successes &&
-  now - lastSuccessAt <= 100;
+  // No success yet (unset): NaN, never within.
+  now - (lastSuccessAt as number) <= 100;
