@@ -165,7 +165,7 @@ describe('the parts', () => {
     expect(pacer.rate(0)).toBeUndefined();
     pacer.throttle(
       1000,
-      { successes: 10, failures: 0, throttled: 1, spanMs: 1000 },
+      { successes: 10, failures: 0, throttles: 1, spanMs: 1000 },
       { kind: 'limit', waitMs: 1000, sentAt: 1000 },
     );
     expect(pacer.rate(1000)).toBe(10);

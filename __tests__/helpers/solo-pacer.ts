@@ -9,7 +9,7 @@ export function soloPacer(
   const p = createPacer(
     { pacing: settings, random, probeEveryMs },
     {
-      change: (make) => make(p.state),
+      change: (make) => make(p.shared),
       share: () => 1,
     },
   );

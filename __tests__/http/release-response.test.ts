@@ -37,8 +37,8 @@ describe('boundAttempt', () => {
     const config = { signal: controller.signal } as never;
     boundAttempt(config, 1000);
     expect((config as { signal: unknown }).signal).toBe(controller.signal);
-    expect(settleAttempt(config)).toBe(false);
-    expect(settleAttempt(undefined)).toBe(false);
+    expect(settleAttempt(config)).toBeUndefined();
+    expect(settleAttempt(undefined)).toBeUndefined();
   });
 
   it("stops listening to the caller's signal once the attempt settles", () => {
@@ -48,7 +48,7 @@ describe('boundAttempt', () => {
     boundAttempt(config as never, 60_000);
     const ours = config.signal;
     expect(ours).not.toBe(controller.signal);
-    expect(settleAttempt(config as never)).toBe(false);
+    expect(settleAttempt(config as never)).toBeUndefined();
     expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
     expect(config.signal).toBe(controller.signal);
     controller.abort();

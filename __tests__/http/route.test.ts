@@ -24,10 +24,10 @@ describe('routeOf', () => {
 
 describe('whereOf', () => {
   it('is the origin and the route of a request, the same tuple each time for one URL', () => {
-    const where = whereOf('https://API.test:443/v1', 'users/42?x=1');
+    const where = whereOf({ baseURL: 'https://API.test:443/v1', url: 'users/42?x=1' });
     expect(where).toEqual([originOf('https://API.test:443/v1', 'users/42?x=1'), 'v1/users/:id']);
     expect(where[0]).toBe('https://api.test');
-    expect(whereOf('https://API.test:443/v1', 'users/42?x=1')).toBe(where);
-    expect(whereOf(undefined, 'http://other.test/a')).toEqual(['http://other.test', 'a']);
+    expect(whereOf({ baseURL: 'https://API.test:443/v1', url: 'users/42?x=1' })).toBe(where);
+    expect(whereOf({ url: 'http://other.test/a' })).toEqual(['http://other.test', 'a']);
   });
 });

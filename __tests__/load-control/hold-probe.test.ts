@@ -21,7 +21,7 @@ function withStates(states: Record<string, SharedScope['pace']>) {
     (key) => (states[key] ? { version: 1, pace: states[key], breaker: CLOSED } : undefined),
     PROBE_EVERY_MS,
   );
-  const stateOf = (name: string) => [...c.scopes()].find((s) => s.name === name)?.pacer.state;
+  const stateOf = (name: string) => [...c.scopes()].find((s) => s.name === name)?.pacer.shared;
   return { c, stateOf };
 }
 

@@ -7,7 +7,7 @@ describe('createOutcomeWindow', () => {
     w.add(150, 'failure');
     w.add(150, 'failure');
     w.add(200, 'throttled');
-    expect(w.counts(300)).toEqual({ successes: 1, failures: 2, throttled: 1, spanMs: 200 });
+    expect(w.counts(300)).toEqual({ successes: 1, failures: 2, throttles: 1, spanMs: 200 });
     expect(w.counts(5000).spanMs).toBe(1000);
   });
 
@@ -24,7 +24,7 @@ describe('createOutcomeWindow', () => {
     expect(w.counts(10 ** 9).successes).toBe(0);
     w.add(10 ** 9, 'failure');
     w.clear(10 ** 9 + 10);
-    expect(w.counts(10 ** 9 + 10)).toEqual({ successes: 0, failures: 0, throttled: 0, spanMs: 0 });
+    expect(w.counts(10 ** 9 + 10)).toEqual({ successes: 0, failures: 0, throttles: 0, spanMs: 0 });
   });
 
   it('keeps its counts when the clock steps backwards', () => {

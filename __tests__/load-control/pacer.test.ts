@@ -7,7 +7,7 @@ const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond
 const counts = (successes: number, failures = 0, spanMs = 1000, throttled = 5): OutcomeCounts => ({
   successes,
   failures,
-  throttled,
+  throttles: throttled,
   spanMs,
 });
 const PROBE_EVERY_MS = 60_000;
@@ -38,7 +38,7 @@ function slots(p: Pacer, now: number, n: number): number[] {
 describe('createPacer', () => {
   it('paces nothing before a throttle signal', () => {
     const p = pacer();
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     expect(slots(p, 100, 3)).toEqual([100, 100, 100]);
   });
 
@@ -61,7 +61,7 @@ describe('createPacer', () => {
   it('after a 429 with a wait, spaces sends at the rate the origin accepted over the window', () => {
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     expect(slots(p, 0, 3)).toEqual([0, 20, 40]); // 50 per second
   });
 
@@ -107,7 +107,7 @@ describe('createPacer', () => {
     const started = p.rate(0) as number;
     // nginx's burst of 5 at 20 a second still refuses the first paced sends.
     throttle(p, 40, counts(1, 20, 90, 0), undefined, 'overload', undefined, 30);
-    expect(p.state.cuts).toBe(0);
+    expect(p.shared.cuts).toBe(0);
     expect(p.rate(500)).toBeGreaterThan(2 * started); // the slow start goes on
   });
 
@@ -128,7 +128,7 @@ describe('createPacer', () => {
   it('spreads the end of a hold over a tenth of it (a second at most) when no rate is known', () => {
     const p = pacer(() => 0.25);
     throttle(p, 0, counts(0, 1), 1000, 'quota');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     expect(p.reserve(0, Infinity)).toBe(1025);
     const long = pacer(() => 0.25);
     throttle(long, 0, counts(0, 1), 30_000, 'quota');
@@ -139,7 +139,7 @@ describe('createPacer', () => {
   it('learns nothing from a throttle when nothing was accepted (a dead origin)', () => {
     const p = pacer();
     throttle(p, 0, counts(0, 20), undefined, 'overload');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   it('a 429 with no wait said paces an unpaced scope only when its window mostly refused (issue 21)', () => {
@@ -150,33 +150,33 @@ describe('createPacer', () => {
     }
     // Nor is one 429 before any success: a few at least.
     throttle(p, 500, counts(0, 0, 1000, 3), undefined, 'limit');
-    expect(p.state.holdUntil).toBe(0);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.holdUntil).toBe(0);
+    expect(p.shared.base).toBe(0);
     expect(slots(p, 500, 2)).toEqual([500, 500]);
     // One in three refused is no evidence (a random share may be as high)…
     throttle(p, 500, counts(8, 0, 1000, 4), undefined, 'limit');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     // …nor two in three of six: 30 % random 429s meet that in one case in fifteen (issue 21)…
     throttle(p, 500, counts(2, 0, 1000, 4), undefined, 'limit');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     // …nor three in four while more of the burst is still in flight than was refused (random
     // 429s, read in turn, may begin so: seed 574).
     const limit = { kind: 'limit', sentAt: 500 } as const;
     p.throttle(500, counts(2, 0, 0, 6), { ...limit, unanswered: 34 });
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     // Three in four, of six at least, are: a burst that spent a limiter.
     p.throttle(500, counts(2, 0, 1000, 6), { ...limit, unanswered: 0 });
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('a paced scope takes a 429 with no wait said unless it is rare among its successes', () => {
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');
-    const cuts = p.state.cuts;
+    const cuts = p.shared.cuts;
     throttle(p, 500, counts(2000, 0, 1000, 5), undefined, 'limit');
-    expect(p.state.cuts).toBe(cuts);
+    expect(p.shared.cuts).toBe(cuts);
     throttle(p, 500, counts(2000, 0, 1000, 41), undefined, 'limit');
-    expect(p.state.cuts).toBe(cuts + 1);
+    expect(p.shared.cuts).toBe(cuts + 1);
   });
 
   it('doubles its rate each second until a throttle is met while paced (slow start)', () => {
@@ -240,16 +240,16 @@ describe('createPacer', () => {
     throttle(p, 0, counts(10), 0, 'limit');
     expect(slots(p, 4999, 2)).toEqual([4999, 5056]); // 10 per second, climbed to 10 × 1.25 + 5
     expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   it('counts healthyAfterMs from the last signal', () => {
     const p = pacer();
     throttle(p, 1000, counts(10, 0, 1000, 30), undefined, 'limit');
     expect(p.reserve(5999, Infinity)).toBe(5999);
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     expect(p.reserve(6000, Infinity)).toBe(6000);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   it('spreads the end of a hold no later than the latest time given, and no sooner than the hold ends', () => {
@@ -270,14 +270,14 @@ describe('createPacer', () => {
   it('stops pacing 503s that a window of pacing did not cure, and ignores them for a while', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     throttle(p, 1201, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     throttle(p, 3000, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     // A 429 with a wait is still heard.
     throttle(p, 3000, counts(70, 30), 1000, 'limit');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('after a breaker closes, releases at the last good rate, ramping to twice it within a second', () => {
@@ -297,7 +297,7 @@ describe('createPacer', () => {
     expect(slots(p, 0, 3)).toEqual([0, 10, 20]);
     expect(slots(p, 4999, 2)).toEqual([4999, 5004]); // still held, to twice the rate
     expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   // Issue 21: the server's count of what is left is the client's evidence against a rate it
@@ -305,9 +305,9 @@ describe('createPacer', () => {
   it('room: a success sent after the pace was set ends it', () => {
     const p = pacer();
     throttle(p, 0, counts(10), 0, 'limit'); // paced at 10 a second, decided at 0
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     p.room(500, 100);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     expect(slots(p, 500, 3)).toEqual([500, 500, 500]);
   });
 
@@ -315,14 +315,14 @@ describe('createPacer', () => {
     const p = pacer();
     throttle(p, 100, counts(10), 0, 'limit');
     p.room(500, 50);
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('room: a hold ends only by its probe, not by a success sent before it began', () => {
     const p = pacer();
     throttle(p, 0, counts(10), 3000, 'quota'); // held until 3000
     p.room(500, 0);
-    expect(p.state.holdUntil).toBe(3000);
+    expect(p.shared.holdUntil).toBe(3000);
     expect(p.reserve(500, Infinity)).toBeGreaterThanOrEqual(3000);
   });
 
@@ -357,7 +357,7 @@ describe('createPacer: a long hold', () => {
   it('lets one send through per probeEveryMs while a hold lasts longer', () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
-    expect(p.state.holdUntil).toBe(86_400_000);
+    expect(p.shared.holdUntil).toBe(86_400_000);
     // Before a probe is due, the end of the hold: no call waits to be the probe.
     expect(p.reserve(1000, Infinity)).toBeGreaterThanOrEqual(86_400_000);
     expect(p.reserve(PROBE_EVERY_MS, Infinity)).toBe(PROBE_EVERY_MS); // the probe goes at once
@@ -370,7 +370,7 @@ describe('createPacer: a long hold', () => {
     throttle(own, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
     const p = pacer();
     // Another client's hold (or a write that is no client's), a day long, begun at 0.
-    p.state = { ...own.state };
+    p.shared = { ...own.shared };
     expect(p.reserve(999, Infinity)).toBeGreaterThanOrEqual(86_400_000);
     expect(p.reserve(1000, Infinity)).toBe(1000); // its own evidence, within a second
     expect(p.reserve(1001, Infinity)).toBeGreaterThanOrEqual(86_400_000);
@@ -384,7 +384,7 @@ describe('createPacer: a long hold', () => {
     const own = pacer();
     throttle(own, 0, counts(0, 0, 1000, 1), 1000, 'quota');
     const p = pacer();
-    p.state = { ...own.state };
+    p.shared = { ...own.shared };
     expect(p.reserve(500, Infinity)).toBeGreaterThanOrEqual(1000);
   });
 
@@ -400,7 +400,7 @@ describe('createPacer: a long hold', () => {
     const p = pacer();
     throttle(p, 0, counts(0, 0, 1000, 1), 86_400_000, 'quota');
     p.throttle(60_000, counts(0, 0, 1000, 1), { kind: 'quota', waitMs: 5000, sentAt: 60_000 });
-    expect(p.state.holdUntil).toBe(65_000);
+    expect(p.shared.holdUntil).toBe(65_000);
   });
 
   it("replaces a day-long hold another process wrote with the server's latest wait: the fleet is not parked until a probe", () => {
@@ -408,9 +408,9 @@ describe('createPacer: a long hold', () => {
     // Extended rather than replaced, the day stayed, and became this client's own: it was probed
     // only after probeEveryMs (a minute), with every call stopped until then.
     const p = pacer();
-    p.state = { ...p.state, holdUntil: 86_400_000, heldAt: 0 };
+    p.shared = { ...p.shared, holdUntil: 86_400_000, heldAt: 0 };
     p.throttle(100, counts(0, 0, 1000, 8), { kind: 'limit', waitMs: 1000, sentAt: 90 });
-    expect(p.state.holdUntil).toBe(1100);
+    expect(p.shared.holdUntil).toBe(1100);
     expect(p.reserve(1100, 1100)).toBe(1100);
   });
 });
@@ -450,19 +450,19 @@ describe('createPacer: overload that pacing did not cause', () => {
     const p = pacer();
     // A first 503 with nothing accepted yet: nothing to pace at, nothing to measure.
     throttle(p, 0, counts(0, 1), undefined, 'overload');
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     // Much later, a real overload: paced, and given a whole window to show it helps.
     throttle(p, 5000, counts(10, 20), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     throttle(p, 5100, counts(10, 20), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('gives pacing a whole window to cure an overload before it gives up', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');
     throttle(p, 1100, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('judges the window of pacing by when the 503 was sent, not when its answer was read', () => {
@@ -472,9 +472,9 @@ describe('createPacer: overload that pacing did not cause', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');
     throttle(p, 1500, counts(70, 30), undefined, 'overload', undefined, 1200); // a window and a fifth
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     throttle(p, 1600, counts(70, 30), undefined, 'overload', undefined, 1201);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   it('counts the window of pacing from the last answer to a send made before pacing began', () => {
@@ -487,10 +487,10 @@ describe('createPacer: overload that pacing did not cause', () => {
       throttle(p, now, counts(15, 60), undefined, 'overload', undefined, 0);
     }
     throttle(p, 1500, counts(20, 80), undefined, 'overload', undefined, 1460);
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
     // A whole window after the backlog's last answer, paced sends still mostly fail: it gives up.
     throttle(p, 2650, counts(20, 60), undefined, 'overload', undefined, 2601);
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
   });
 
   it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
@@ -499,15 +499,15 @@ describe('createPacer: overload that pacing did not cause', () => {
     throttle(p, 1201, counts(70, 30), undefined, 'overload'); // gives up: ignores until 6201
     throttle(p, 3000, counts(70, 30), undefined, 'overload'); // ignored: until 8000 now
     throttle(p, 7000, counts(70, 30), undefined, 'overload'); // ignored: until 12000
-    expect(p.state.base).toBe(0);
+    expect(p.shared.base).toBe(0);
     throttle(p, 12_000, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 
   it('does not take the time paced for a 429 as a window of pacing that failed to cure a 503', () => {
     const p = pacer();
     throttle(p, 0, counts(50), undefined, 'limit');
     throttle(p, 1500, counts(70, 30), undefined, 'overload');
-    expect(p.state.base).toBeGreaterThan(0);
+    expect(p.shared.base).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,7 @@ import { throttleSignal } from '../../src/load-control/throttle-signal';
 const counts = (successes: number, failures = 0, throttled = 0): OutcomeCounts => ({
   successes,
   failures,
-  throttled,
+  throttles: throttled,
   spanMs: 1000,
 });
 const scope = (c = counts(10), inFlight = 0) => ({ counts: c, inFlight, lastSuccessAt: 0 });

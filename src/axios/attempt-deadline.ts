@@ -7,7 +7,8 @@ interface BoundAttempt {
   /** The caller's own signal, given back to the config when the attempt settles. */
   readonly callerSignal: InternalAxiosRequestConfig['signal'];
   readonly release: () => void;
-  expired: boolean;
+  /** Set once the bound ended the attempt. */
+  expired?: true;
 }
 
 // Keyed by the attempt's signal: axios copies a config (and so its signal) from attempt to error.
@@ -31,7 +32,6 @@ export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): vo
   };
   const attempt: BoundAttempt = {
     callerSignal,
-    expired: false,
     release: () => {
       clear();
       stopListening?.();
@@ -48,12 +48,12 @@ export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): vo
 
 /**
  * Once an attempt has settled: clears its bound (no timer, no listener left) and gives the
- * config back the caller's signal. Returns `true` when the bound is what ended the attempt.
+ * config back the caller's signal. Returns `true` when the bound is what ended the attempt, else `undefined`.
  */
-export function settleAttempt(config: InternalAxiosRequestConfig | undefined): boolean {
+export function settleAttempt(config: InternalAxiosRequestConfig | undefined): true | undefined {
   const signal = config?.signal as object | undefined;
   const attempt = signal && attempts.get(signal);
-  if (!attempt) return false;
+  if (!attempt) return;
   attempts.delete(signal);
   attempt.release();
   // (An attempt was found, so the config is there.)

@@ -62,7 +62,7 @@ const endingsOf =
   (response: AxiosResponse | undefined, error: AxiosError | undefined, sentAt: number): Ending => {
     if (!response) {
       const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
-      if (kind !== 'transient') return { result: undefined, sentAt };
+      if (kind !== 'transient') return { sentAt };
       return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
     }
     // The success path: a plain success that says nothing of rate limits needs no more reading.
@@ -86,11 +86,7 @@ export function observeFailure(
 ): void {
   const { config } = failure;
   const at = now();
-  control.observe(
-    whereOf(config.baseURL, config.url),
-    at,
-    endingsOf(statusCodes)(failure.response, failure, at),
-  );
+  control.observe(whereOf(config), at, endingsOf(statusCodes)(failure.response, failure, at));
 }
 
 /**
@@ -120,7 +116,7 @@ function boundOf(
   { retry, settings }: CallSettings,
   control: LoadControl,
 ): Bound {
-  const where = whereOf(config.baseURL, config.url);
+  const where = whereOf(config);
   const start = now();
   const state = config.retryState;
   // A call with retries off has no deadline.
@@ -196,7 +192,7 @@ function pass(
     for (let v = verdict; ; v = admit(now())) {
       if (v.kind === 'go') {
         const { pass: held } = v;
-        let admitted = false;
+        let admitted: boolean | undefined;
         try {
           // Until the slot, or until the scope is no longer paced (the slot is then not needed).
           await waitUntil(v.at, [held.origin, held.route], true);
@@ -204,7 +200,7 @@ function pass(
           // goes back to the gate.
           admitted = control.isStillAdmitted(held);
         } finally {
-          if (!admitted) control.settle(held, now(), { result: undefined, sentAt: now() });
+          if (!admitted) control.settle(held, now(), { sentAt: now() });
         }
         if (admitted) return held;
         continue;

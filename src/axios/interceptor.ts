@@ -96,7 +96,7 @@ function outcomeOf(
     }),
     status,
     serverWaitMs: signals?.askedMs,
-    ...control?.standing(whereOf(config.baseURL, config.url), clockNow()),
+    ...control?.standing(whereOf(config), clockNow()),
     method: (config.method ?? 'get').toUpperCase(),
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==
@@ -134,7 +134,7 @@ interface Client {
 }
 
 /** Starts a call's state, and records the call in the retry budget. */
-function startCall(client: Client, now: number, idempotencyKey: string | undefined): RetryState {
+function startCall(client: Client, now: number, idempotencyKey?: string | false): RetryState {
   client.budget?.recordRequest(now);
   return {
     retryCount: 0,
@@ -162,9 +162,7 @@ function onFirstAttempt(
     );
     const call = settingsOf(client.settings, config);
     const now = clockNow();
-    const key = call.retry
-      ? stampIdempotencyKey(config.headers, config.method, call.retry)
-      : undefined;
+    const key = call.retry && stampIdempotencyKey(config.headers, config.method, call.retry);
     config.retryState = startCall(client, now, key);
     clampToDeadline(config, call.retry, now);
     client.gate?.(config, call);

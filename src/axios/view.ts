@@ -52,7 +52,7 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
   // The scopes' times are on the store's clock.
   const now = control?.now() ?? local;
   const scopes = [...(control?.scopes() ?? [])].map((scope) => {
-    const holdMs = Math.max(0, scope.pacer.state.holdUntil - now);
+    const holdMs = Math.max(0, scope.pacer.shared.holdUntil - now);
     return Object.freeze({
       ...whereOf(scope),
       breaker: scope.breaker?.state,

@@ -13,14 +13,10 @@ export function readHeader(headers: unknown, name: string): string | undefined {
 }
 
 /**
- * A reader of many headers by their lower-case names: the names are lower-cased once (a response
- * whose rate limit is read looks up some thirty).
+ * A reader of many headers by their lower-case names, each a scan: a response that is not a plain
+ * success is read once (response-signals.ts), some thirty names, and builds no object either.
  */
-export function headerReader(headers: unknown): (name: string) => string | undefined {
-  const byName: Record<string, string> = {};
-  // From the last to the first: the first spelling set is the one written last.
-  for (const [key, value] of Object.entries(headers ?? {}).reverse()) {
-    if (value != null && value !== false) byName[key.toLowerCase()] = String(value);
-  }
-  return (name) => byName[name];
-}
+export const headerReader =
+  (headers: unknown) =>
+  (name: string): string | undefined =>
+    readHeader(headers, name);

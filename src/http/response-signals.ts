@@ -41,8 +41,8 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
   response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
- * Reads a response's headers, their names lower-cased once; `wallNow` is the wall clock, which
- * HTTP dates are read against.
+ * Reads a response's headers, once; `wallNow` is the wall clock, which HTTP dates are read
+ * against.
  */
 export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
   let signals = read.get(response);

@@ -18,7 +18,7 @@ export function routeOf(baseURL: string | undefined, url: string | undefined): s
  * The origin and the route of a request (`originOf`, `routeOf`). The success path asks for the
  * same few URLs again and again: each is read once.
  */
-export function whereOf(baseURL: string | undefined, url: string | undefined): Where {
+export function whereOf({ baseURL, url }: { baseURL?: string; url?: string }): Where {
   const key = `${baseURL ?? ''}\0${url ?? ''}`;
   let where = known.get(key);
   if (where === undefined) {

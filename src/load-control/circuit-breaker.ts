@@ -79,15 +79,18 @@ export interface BreakerParts {
   readonly sharing: BreakerSharing;
 }
 
-/** One breaker: the shared state as known here, and what is this client's own. */
+/**
+ * One breaker: the shared state as known here, and what is this client's own (a flag unset is
+ * false).
+ */
 interface Breaker extends BreakerParts {
   shared: BreakerState;
   /** Its probe is in flight. */
-  probing: boolean;
+  probing?: boolean;
   /** A lease answered for its next attempt. */
-  leased: boolean;
+  leased?: boolean;
   /** A lease asked for and not answered yet. */
-  asking: boolean;
+  asking?: boolean;
   /** Another client holds the lease: ask again then. */
   denied: number;
   /** The isolations it holds. */
@@ -156,16 +159,12 @@ function probe(b: Breaker, now: number): Admission {
 }
 
 export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
-  const b: Breaker = {
+  // One object: the breaker is its own state (what this client knows), with its methods.
+  const b: Breaker & CircuitBreaker = {
     ...parts,
-    ...{ shared: CLOSED, probing: false, leased: false, asking: false, denied: 0, isolated: 0 },
-  };
-  return {
+    ...{ shared: CLOSED, denied: 0, isolated: 0 },
     get state() {
       return stateOf(b);
-    },
-    get shared() {
-      return b.shared;
     },
     admit(now) {
       if (b.isolated) return Infinity;
@@ -188,8 +187,8 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       if (result === undefined) return;
       b.window.add(now, result);
       if (b.shared.state !== 'closed' || result !== 'failure') return;
-      const { successes, failures, throttled } = b.window.counts(now);
-      const total = successes + failures + throttled;
+      const { successes, failures, throttles } = b.window.counts(now);
+      const total = successes + failures + throttles;
       const { minimumThroughput, failureRatio } = b.settings;
       // A fleet's client judges its share of the throughput, no less than half (many-processes.md).
       const enough = minimumThroughput * Math.max(b.sharing.share(), 0.5);
@@ -213,4 +212,5 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       announce(b, 'open', now);
     },
   };
+  return b;
 }

@@ -51,7 +51,8 @@ export type Verdict =
 
 /** How an attempt ended, as load control needs it. */
 export interface Ending {
-  readonly result: AttemptResult;
+  /** Unset: the attempt has no result to count (`AttemptResult`). */
+  readonly result?: AttemptResult;
   /** A fault of the connection (refused, reset before an answer, DNS): it is the origin's. */
   readonly originWide?: boolean;
   readonly status?: number | undefined;
@@ -156,11 +157,11 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   let holdProbe: Scope | undefined;
   if (!probes) {
     at = o.pacer.reserve(now, latest);
-    if (at < o.pacer.state.holdUntil) holdProbe = o;
+    if (at < o.pacer.shared.holdUntil) holdProbe = o;
     // A call that waits for the origin's slot is no probe of the route's hold: taken at that
     // slot, the probe would hold back the route's next one until long after it is due.
     at = r.pacer.reserve(at, latest, at <= now);
-    if (at < r.pacer.state.holdUntil) holdProbe = r;
+    if (at < r.pacer.shared.holdUntil) holdProbe = r;
   }
   // Only a send that waits (or a probe) can come too late to be of use: a plain one that goes
   // now always may.
@@ -174,7 +175,7 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
     if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
-  const cuts: [number, number] = [o.pacer.state.cuts, r.pacer.state.cuts];
+  const cuts: [number, number] = [o.pacer.shared.cuts, r.pacer.shared.cuts];
   return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
 }
 
@@ -262,7 +263,7 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
     // call that probes the route's hold went through the origin's too).
     if (holdProbe && ended.result === 'success') {
       for (const scope of [o, r]) {
-        const { holdUntil, heldAt } = scope.pacer.state;
+        const { holdUntil, heldAt } = scope.pacer.shared;
         if (holdUntil > now && heldAt <= ended.sentAt) {
           pacerChange(scope, now, (pacer) => pacer.endHold(now));
         }
@@ -282,8 +283,9 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
       if (limit - remaining > scope.window.counts(now).successes + inFlight) scope.sharedAt = now;
       else if (
         remaining > inFlight &&
-        scope.pacer.state.base &&
-        !(now - (scope.sharedAt ?? -Infinity) < c.settings.pacing.healthyAfterMs)
+        scope.pacer.shared.base &&
+        // Never seen (unset): NaN, never less.
+        !(now - (scope.sharedAt as number) < c.settings.pacing.healthyAfterMs)
       ) {
         pacerChange(scope, now, (pacer) => pacer.room(now, ended.sentAt));
       }
@@ -337,7 +339,7 @@ function settlerOf(c: Control): (pass: Pass, now: number, ending: Ending) => voi
  */
 function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
   return (
-    (!cuts || (cuts[0] === origin.pacer.state.cuts && cuts[1] === route.pacer.state.cuts)) &&
+    (!cuts || (cuts[0] === origin.pacer.shared.cuts && cuts[1] === route.pacer.shared.cuts)) &&
     [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
   );
 }
@@ -348,9 +350,11 @@ function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
  * there too).
  */
 function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
-  const { successes, failures, throttled } = r.window.counts(now);
+  const { successes, failures, throttles } = r.window.counts(now);
   const faults = o.window.counts(now).failures;
-  return !!(o.pacer.state.base || r.pacer.state.base) || failures + throttled + faults < successes;
+  return (
+    !!(o.pacer.shared.base || r.pacer.shared.base) || failures + throttles + faults < successes
+  );
 }
 
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
@@ -409,10 +413,10 @@ function isolate(c: Control, store: LoadControlStore, origin: string): (() => vo
   const { breaker, waiters } = scopeOf(c, origin);
   if (!breaker) return;
   breaker.isolate(storeNow(store));
-  let held = true;
+  let released: true | undefined;
   return () => {
-    if (held) breaker.release(storeNow(store));
-    held = false;
+    if (!released) breaker.release(storeNow(store));
+    released = true;
     waiters.wakeAll();
   };
 }

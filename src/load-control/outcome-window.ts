@@ -6,7 +6,7 @@ export interface OutcomeCounts {
   /** Failures that say the scope is broken (a 5xx, a refused connection…). */
   readonly failures: number;
   /** Throttles (a 429, a spent quota): the scope is alive, only asking to slow down. */
-  readonly throttled: number;
+  readonly throttles: number;
   /** How much of the window the counts cover: `windowMs`, or less if the scope is newer. */
   readonly spanMs: number;
 }
@@ -35,7 +35,7 @@ export function createOutcomeWindow(windowMs: number): OutcomeWindow {
       return {
         successes: counts.sum(now, 0),
         failures: counts.sum(now, 1),
-        throttled: counts.sum(now, 2),
+        throttles: counts.sum(now, 2),
         spanMs: Math.min(windowMs, Math.max(0, now - since)),
       };
     },

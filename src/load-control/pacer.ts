@@ -16,7 +16,7 @@ export type { PacingSettings };
  */
 export interface Pacer {
   /** The shared part of its state (`store.ts`); set by a change another client made. */
-  state: PaceState;
+  shared: PaceState;
   /** The rate (requests per second) sends go at now, or `undefined` when unpaced. */
   rate(now: number): number | undefined;
   /**
@@ -202,8 +202,8 @@ function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): bo
 const unproven = (d: Draft, signal: ThrottleSignal, c: OutcomeCounts): boolean =>
   isBare(signal) &&
   (d.base
-    ? c.throttled + c.failures < c.successes * NOISE
-    : c.throttled < Math.max(6, 3 * c.successes, signal.unanswered ?? 0));
+    ? c.throttles + c.failures < c.successes * NOISE
+    : c.throttles < Math.max(6, 3 * c.successes, signal.unanswered ?? 0));
 
 /**
  * Holds `d` if the signal says the quota is spent, and returns for how long (`undefined`: no
@@ -359,15 +359,18 @@ function heldSlot(s: PaceState, latest: number, random: () => number): number {
 /** What of a pace is this client's own: its next slot, its last probe of a hold, the last rate decision it saw. */
 interface OwnSchedule {
   next: number;
-  /** The round (a decision's time) this client reported what it accepted in. */
-  round: number;
+  /** The round (a decision's time) this client reported what it accepted in (none yet: unset). */
+  round?: number;
   /**
    * When this client last sent a probe of a hold, or set one itself: a hold begun later is
    * another's.
    */
   probed: number;
-  /** The last rate decision (its time) this client saw. */
-  seen: number;
+  /**
+   * The last rate decision (its time) this client saw. Unset before the first: a rate with no
+   * decision known (`decidedAt` Infinity) reserves no slot sooner either way.
+   */
+  seen?: number;
 }
 
 /** How a client takes part in a shared pace: it changes the state through the store. */
@@ -389,20 +392,19 @@ export interface PacerSettings {
 
 export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pacer {
   const pacing = settings.pacing;
-  // No round yet: no decision is made at -1.
-  const own: OwnSchedule = { next: 0, probed: -Infinity, seen: Infinity, round: -1 };
+  const own: OwnSchedule = { next: 0, probed: -Infinity };
   const change = (make: (s: PaceState) => PaceState) => {
-    pacer.state = sharing.change(make);
+    pacer.shared = sharing.change(make);
   };
   const pacer: Pacer = {
-    state: unpacedState(),
+    shared: unpacedState(),
     rate(now) {
-      const s = settled(pacer.state, pacing, now);
+      const s = settled(pacer.shared, pacing, now);
       return s.base ? rateAt(s, now) : undefined;
     },
     reserve(now, latest, mayProbe = true) {
-      const s = settled(pacer.state, pacing, now);
-      pacer.state = s;
+      const s = settled(pacer.shared, pacing, now);
+      pacer.shared = s;
       // A hold another client set is probed sooner (see `reserve`).
       const foreign = own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity;
       const every = Math.min(foreign, settings.probeEveryMs);
@@ -424,15 +426,15 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       return slot;
     },
     throttle(now, counts, signal) {
-      const reported = own.round === pacer.state.decidedAt;
+      const reported = own.round === pacer.shared.decidedAt;
       const share = sharing.share();
       change((s) => throttled(s, signal, { pacing, now, counts, share, reported }));
-      own.round = pacer.state.decidedAt;
-      if (pacer.state.heldAt === now) own.probed = now;
+      own.round = pacer.shared.decidedAt;
+      if (pacer.shared.heldAt === now) own.probed = now;
     },
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
-      const s = pacer.state;
+      const s = pacer.shared;
       if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
         pacer.endHold(now);
     },

@@ -24,18 +24,23 @@ export interface Scope {
   readonly parent: Scope | undefined;
   /** Over `PACING_WINDOW_MS`: the rate the scope accepts, and whether it mostly fails. */
   readonly window: OutcomeWindow;
-  readonly breaker: CircuitBreaker | undefined;
+  /** Unset when the breaker is off. */
+  readonly breaker?: CircuitBreaker | undefined;
   /** The breaker counts attempts in `window` (it has the same length): not counted twice. */
   readonly shared: boolean;
   readonly pacer: Pacer;
   /** The version of the shared state the store last reported (a change made here counts once it does). */
   version: number;
   inFlight: number;
-  /** Successes per second measured while the scope was healthy. */
-  lastGoodRate: number;
-  lastSuccessAt: number;
-  /** A smoothed time an attempt takes to succeed: a slot with less time left is not worth it. */
-  latencyMs: number;
+  /** Successes per second measured while the scope was healthy (none yet: unset). */
+  lastGoodRate?: number;
+  /** When the scope last succeeded (none yet: unset). */
+  lastSuccessAt?: number;
+  /**
+   * A smoothed time an attempt takes to succeed: a slot with less time left is not worth it (no
+   * success yet: unset).
+   */
+  latencyMs?: number;
   /** Calls waiting for the breaker, woken when it changes. */
   readonly waiters: WaitQueue;
   /** Calls waiting for a pacing slot, woken (to go at once) when the scope is no longer paced. */
@@ -79,20 +84,20 @@ export const whereOf = ({ name, parent }: Scope): { origin: string; route?: stri
 
 /** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
 export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
-  const wasPaced = scope.pacer.state.base > 0;
+  const wasPaced = scope.pacer.shared.base > 0;
   change(scope.pacer);
-  if (wasPaced && !scope.pacer.state.base) scope.slotWaiters.wakeAll();
+  if (wasPaced && !scope.pacer.shared.base) scope.slotWaiters.wakeAll();
   publish('pacing', () => ({
     ...whereOf(scope),
     ratePerSecond: scope.pacer.rate(now),
-    holdMs: Math.max(0, scope.pacer.state.holdUntil - now),
+    holdMs: Math.max(0, scope.pacer.shared.holdUntil - now),
   }));
 }
 
 /** The scope's shared state as known here. */
 const sharedOf = (scope: Scope): SharedScope => ({
   version: scope.version,
-  pace: scope.pacer.state,
+  pace: scope.pacer.shared,
   breaker: scope.breaker?.shared ?? CLOSED,
 });
 
@@ -106,7 +111,7 @@ export function adopt(scope: Scope, reported: SharedScope, settings: ScopeSettin
   const latest = bounded(reported, settings, now);
   scope.version = latest.version;
   pacerChange(scope, now, (pacer) => {
-    pacer.state = latest.pace;
+    pacer.shared = latest.pace;
   });
   scope.breaker?.adopt(latest.breaker, now);
   scope.waiters.wakeAll();
@@ -123,12 +128,12 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       store.update(name, sharedOf(scope), (s) => ({ ...s, [key]: make(s[key]) }))[key];
   const share = (): number => 1 / Math.max(1, store.clients());
   const scope: Scope = {
-    ...{ name, parent, window, shared, breaker: undefined, version: 0 },
+    ...{ name, parent, window, shared, version: 0 },
     pacer: createPacer(settings, {
       change: changeOf('pace'),
       share,
     }),
-    ...{ inFlight: 0, lastGoodRate: 0, lastSuccessAt: -Infinity, latencyMs: 0 },
+    inFlight: 0,
     waiters: createWaitQueue(),
     slotWaiters: createWaitQueue(),
   };
@@ -179,8 +184,8 @@ const counter =
     if (result !== 'success') {
       // The first failures after a healthy spell tell the rate it handled (a window that is
       // already half failures has lost the successes that measured it).
-      const { successes, failures, throttled, spanMs } = scope.window.counts(now);
-      if (4 * (failures + throttled) < successes) {
+      const { successes, failures, throttles, spanMs } = scope.window.counts(now);
+      if (4 * (failures + throttles) < successes) {
         scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
       }
     }
@@ -194,7 +199,7 @@ export const recordProbe = counter(true);
 
 /** Whether pacing holds the scope: paced, or held until a reset. */
 export const isHeld = ({ pacer }: Scope, now: number): boolean =>
-  !!pacer.state.base || pacer.state.holdUntil > now;
+  !!pacer.shared.base || pacer.shared.holdUntil > now;
 
 /** Whether the scope's breaker lets attempts through (closed, or no breaker). */
 export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.state === 'closed';

@@ -16,7 +16,8 @@ export interface Answer {
 export interface ScopeView {
   readonly counts: OutcomeCounts;
   readonly inFlight: number;
-  readonly lastSuccessAt: number;
+  /** Unset before the first success. */
+  readonly lastSuccessAt?: number | undefined;
 }
 
 /**
@@ -51,7 +52,7 @@ export function throttleSignal(
   now: number,
 ): ThrottleSignal | undefined {
   const { status, rateLimit, sentAt } = answer;
-  const { successes, throttled } = scope.counts;
+  const { successes, throttles } = scope.counts;
   // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
   const resetMs = serverWait(rateLimit?.resetMs);
   const reset = resetMs ?? 0;
@@ -65,7 +66,7 @@ export function throttleSignal(
   // No floor for a quota of a second (its limit) that others spend too (see above).
   const floor =
     periodMs <= PACING_WINDOW_MS &&
-    throttled >= MIN_REFUSED &&
+    throttles >= MIN_REFUSED &&
     successes < (quota as number) - (remaining as number)
       ? undefined
       : quota;
@@ -109,6 +110,7 @@ export function throttleSignal(
  * the origin is still served (a success within 0.1 s).
  */
 const overloaded = ({ counts: c, lastSuccessAt }: ScopeView, now: number): boolean =>
-  c.successes + c.failures + c.throttled >= 20 &&
+  c.successes + c.failures + c.throttles >= 20 &&
   c.failures >= 2 * c.successes &&
-  now - lastSuccessAt <= 100;
+  // No success yet (unset): NaN, never within.
+  now - (lastSuccessAt as number) <= 100;

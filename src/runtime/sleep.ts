@@ -39,10 +39,10 @@ export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOption
       release();
       resolve();
     };
-    let waiting = true;
+    let timedOut: true | undefined;
     const timeUp = (): void => {
-      if (!waiting) return;
-      waiting = false;
+      if (timedOut) return;
+      timedOut = true;
       done();
     };
     // Timers may fire on the whole millisecond below a fractional delay: round up, never wake early.
