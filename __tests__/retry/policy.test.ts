@@ -154,11 +154,11 @@ describe('decide: how long to wait', () => {
     expect(spreads.map((ms) => Math.round(ms!))).toEqual([100, 100, 100, 100]);
   });
 
-  it('keeps the spread of a Retry-After wait under maxDelayMs when that is below baseDelayMs', () => {
+  it('keeps the spread of a Retry-After wait under a maxDelayMs given below the default baseDelayMs', () => {
     const decision = decide(
       outcome({ serverWaitMs: 1000 }),
       state({ retryCount: 5 }),
-      options({ retries: 10, baseDelayMs: 500, maxDelayMs: 40, random: () => 0.5 }),
+      options({ retries: 10, maxDelayMs: 40, random: () => 0.5 }),
     );
     expect(decision).toEqual({ retry: true, delayMs: 1020, finalAttempt: false });
   });
