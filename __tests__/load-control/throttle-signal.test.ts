@@ -175,3 +175,52 @@ describe('throttleSignal: a quota that others spend too', () => {
     expect(throttleSignal(hostile, scope(counts(6, 0, 10)), 0)?.quotaPerSecond).toBe(50);
   });
 });
+
+// Pinned by mutants (docs/mutation.md): each test fails with the mutant its comment names.
+describe('throttleSignal: the edges the mutants found', () => {
+  it('reads no signal from a 500 that says a wait (only a 429, or a 503 with a wait, is a limit)', () => {
+    // `status === 503 && …` → `true && …`
+    expect(throttleSignal({ status: 500, waitMs: 1000, sentAt: 0 }, scope(), 0)).toBeUndefined();
+    expect(throttleSignal({ status: 503, waitMs: 1000, sentAt: 0 }, scope(), 0)).toMatchObject({
+      kind: 'limit',
+    });
+  });
+
+  it('takes the period of a quota that names none from its reset in whole seconds', () => {
+    // `Math.floor(reset / 1000) * 1000` → `/ 1000`: 30 over 3 s is 10 a second, not 30.
+    const rateLimit = { remaining: 0, limit: 30, resetMs: 3000 };
+    const signal = throttleSignal({ status: 429, rateLimit, sentAt: 0 }, scope(), 0);
+    expect(signal).toMatchObject({ kind: 'quota', quotaPerSecond: 10, waitMs: 3000 });
+  });
+
+  it('holds a spent quota of a known size to its reset; with no reset said, for no time of its own', () => {
+    // `quota !== undefined && resetMs !== undefined && …` → `||`, or either side `true`: NaN.
+    const noLimit = { remaining: 0, resetMs: 1500 };
+    expect(throttleSignal({ status: 429, rateLimit: noLimit, sentAt: 0 }, scope(), 0)?.waitMs).toBe(
+      1500,
+    );
+    const noReset = { remaining: 0, limit: 10, periodMs: 1000 };
+    const signal = throttleSignal({ status: 429, rateLimit: noReset, sentAt: 0 }, scope(), 0);
+    expect(signal).toMatchObject({ kind: 'quota' });
+    expect(signal?.waitMs).toBeUndefined();
+  });
+
+  it('judges others to spend a quota of a second from four refusals (MIN_REFUSED), not five', () => {
+    // `throttles >= MIN_REFUSED` → `>`
+    const refused = {
+      status: 429,
+      rateLimit: { remaining: 0, limit: 50, periodMs: 1000 },
+      sentAt: 0,
+    };
+    expect(throttleSignal(refused, scope(counts(6, 0, 4)), 0)?.quotaPerSecond).toBeUndefined();
+  });
+
+  it('counts refusals among the 20 attempts an overload is judged on', () => {
+    // `successes + failures + throttles` → `- throttles`: 5 + 13 + 2 is 20, 5 + 13 - 2 is 16.
+    const seen = { counts: counts(5, 13, 2), inFlight: 0, lastSuccessAt: 0 };
+    expect(throttleSignal({ status: 503, sentAt: 0 }, seen, 50)).toEqual({
+      kind: 'overload',
+      sentAt: 0,
+    });
+  });
+});
