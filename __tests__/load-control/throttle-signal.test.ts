@@ -162,6 +162,8 @@ describe('throttleSignal: a quota that others spend too', () => {
 
   it.each([
     ['no floor: 6 of 50 successes, refused 10 times', counts(6, 0, 10), undefined],
+    // Pinned by a mutant (docs/mutation.md): `throttles >= MIN_REFUSED` → `>`.
+    ['no floor: 6 of 50 successes, refused 4 times (MIN_REFUSED)', counts(6, 0, 4), undefined],
     ['the quota: 50 of 50 successes', counts(50, 0, 10), 50],
     ['the quota: 6 of 50 successes, refused 3 times (too few to judge)', counts(6, 0, 3), 50],
   ])('floors the rate it learns at %s', (_name, c, floor) => {
@@ -205,20 +207,9 @@ describe('throttleSignal: the edges the mutants found', () => {
     expect(signal?.waitMs).toBeUndefined();
   });
 
-  it('judges others to spend a quota of a second from four refusals (MIN_REFUSED), not five', () => {
-    // `throttles >= MIN_REFUSED` → `>`
-    const refused = {
-      status: 429,
-      rateLimit: { remaining: 0, limit: 50, periodMs: 1000 },
-      sentAt: 0,
-    };
-    expect(throttleSignal(refused, scope(counts(6, 0, 4)), 0)?.quotaPerSecond).toBeUndefined();
-  });
-
   it('counts refusals among the 20 attempts an overload is judged on', () => {
     // `successes + failures + throttles` → `- throttles`: 5 + 13 + 2 is 20, 5 + 13 - 2 is 16.
-    const seen = { counts: counts(5, 13, 2), inFlight: 0, lastSuccessAt: 0 };
-    expect(throttleSignal({ status: 503, sentAt: 0 }, seen, 50)).toEqual({
+    expect(throttleSignal({ status: 503, sentAt: 0 }, scope(counts(5, 13, 2)), 50)).toEqual({
       kind: 'overload',
       sentAt: 0,
     });
