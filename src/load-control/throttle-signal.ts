@@ -82,7 +82,6 @@ export function throttleSignal(
           ? Math.max(1000 / quota, resetMs - 1000)
           : resetMs,
       quotaPerSecond: floor,
-      announced: quota,
       sentAt,
       searchRate: !(rateLimit?.periodMs || reset > 1000),
     };
@@ -96,7 +95,6 @@ export function throttleSignal(
       kind: 'limit',
       waitMs,
       quotaPerSecond: floor,
-      announced: quota,
       sentAt,
       searchRate: (waitMs ?? 0) <= 2000 && successes < MIN_REFUSED,
       unanswered: scope.inFlight,
