@@ -263,7 +263,11 @@ describeRedis.each(LIBRARIES)('the Redis store with %s', (library: Library) => {
   });
 
   test('options are checked, and a client of neither library is refused', () => {
-    expect(() => createRedisStore({} as never)).toThrow(/takes an ioredis or node-redis client/);
+    // The client comes first: a newcomer's `createRedisStore({ client, prefix })` is shown the form.
+    const form =
+      /`createRedisStore\(redis, \{ prefix \}\)` takes an ioredis or node-redis client first/;
+    expect(() => createRedisStore({} as never)).toThrow(form);
+    expect(() => createRedisStore({ client: admin.client, prefix: 'jobs' } as never)).toThrow(form);
     expect(() => createRedisStore(admin.client, { prefix: '' })).toThrow(
       /`prefix` must be a non-empty string; got ""/,
     );

@@ -111,5 +111,7 @@ export function connectionOf(client: unknown): Connection {
     if (isIoRedis(client)) return ioRedis(client);
     if (isNodeRedis(client)) return nodeRedis(client);
   }
-  throw optionError('`createRedisStore` takes an ioredis or node-redis client');
+  throw optionError(
+    '`createRedisStore(redis, { prefix })` takes an ioredis or node-redis client first',
+  );
 }

@@ -1,4 +1,5 @@
 import type { BreakerState, PaceState, SharedScope } from '../contract/store';
+import { isObject } from '../options/rules';
 
 /**
  * A scope's shared state as JSON in Redis, and back. JSON has no ±Infinity: they travel as the
@@ -48,13 +49,9 @@ export function encodeScope(state: SharedScope): string | undefined {
 
 function number(value: unknown): number | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (value === 'Infinity') return Number.POSITIVE_INFINITY;
-  if (value === '-Infinity') return Number.NEGATIVE_INFINITY;
+  if (value === 'Infinity') return Infinity;
+  if (value === '-Infinity') return -Infinity;
   return undefined;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function decodePace(value: unknown): PaceState | undefined {
