@@ -292,6 +292,11 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /unknown option `circuitBreaker.breakDurationMS` \(did you mean `circuitBreaker.breakDurationMs`\?\)\.$/,
     ],
     [
+      "axios-retry's retryCondition: too little of it shared to name retryDelay (`shouldRetry` is ours)",
+      { retryCondition: () => true },
+      /^axios-safe-retry: unknown option `retryCondition`; see the options table\.$/,
+    ],
+    [
       'a name near none',
       { timeout: 1000 },
       /^axios-safe-retry: unknown option `timeout`; see the options table\.$/,
