@@ -245,7 +245,7 @@ describe('createPacer', () => {
     const signal = throttleSignal({ status: 429, rateLimit, sentAt: 0 }, view, 0);
     const p = pacer();
     p.throttle(0, refused, signal as ThrottleSignal);
-    // Paced from 2 a second when the 20 ms hold ends; at 4 s, 2 × 1.2 in proportion, + 4 by the step.
+    // Paced from 2 a second when the 20 ms hold ends; at 4 s: 2 × 1.2 in proportion, + 4 by step.
     expect(p.rate(4020)).toBeCloseTo(2 * 1.2 + 4, 6);
   });
 

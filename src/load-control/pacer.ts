@@ -9,10 +9,10 @@ export type { PacingSettings };
  *
  * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
  * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
- * quarter second (slow start: what a burst measured may be far below what the server drains); after
- * one, it climbs by `growthPerSecond` of itself per second, and by a request a second per second
- * when no quota is its floor, without a ceiling, until the next signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
- * unpaced.
+ * quarter second (slow start: what a burst measured may be far below what the server drains);
+ * after one, it climbs by `growthPerSecond` of itself per second, and by a request a second per
+ * second when no quota is its floor, without a ceiling, until the next signal sets it again to
+ * what was accepted. A scope with no signal for `healthyAfterMs` is unpaced.
  */
 export interface Pacer {
   /** The shared part of its state (`store.ts`); set by a change another client made. */
@@ -101,8 +101,8 @@ const CUT = 0.7;
 // With no quota as its floor (none announced, or one that others spend too), a rate climbs by
 // this many requests a second, per second, besides `growthPerSecond` of itself: the same step
 // for every client, so that clients that share a limit with no store between them converge on
-// equal shares (Chiu and Jain: a climb in
-// proportion alone keeps the ratio of their rates, and a client cut low stays low).
+// equal shares (Chiu and Jain: a climb in proportion alone keeps the ratio of their rates, and a
+// client cut low stays low).
 const STEP_PER_SECOND = 1;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
