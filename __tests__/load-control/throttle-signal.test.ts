@@ -16,6 +16,7 @@ describe('throttleSignal: a spent quota', () => {
       kind: 'quota',
       waitMs: 30_000,
       quotaPerSecond: 1,
+      announced: 1,
       sentAt: 0,
       searchRate: false,
     });

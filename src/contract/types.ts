@@ -162,8 +162,8 @@ export interface CircuitBreakerOptions {
 export interface PacingOptions {
   /**
    * After a throttle signal the send rate is set to what the origin accepted; it then climbs by
-   * this share of itself per second (and, when no announced quota is its floor, by one request a
-   * second per second), until the next signal.
+   * this share of itself per second (and, when no quota was announced, by one request a second
+   * per second), until the next signal.
    * @default 0.05
    */
   growthPerSecond?: number;

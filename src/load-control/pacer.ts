@@ -9,10 +9,10 @@ export type { PacingSettings };
  *
  * Unpaced until a throttle signal. Then every send takes the next slot of a rate: the rate the
  * scope was measured to accept. Until a throttle is met while paced, the rate doubles every
- * quarter second (slow start: what a burst measured may be far below what the server drains);
- * after one, it climbs by `growthPerSecond` of itself per second, and by a request a second per
- * second when no quota is its floor, without a ceiling, until the next signal sets it again to
- * what was accepted. A scope with no signal for `healthyAfterMs` is unpaced.
+ * quarter second (slow start: what a burst measured may be far below what the server drains); after
+ * one, it climbs by `growthPerSecond` of itself per second, and by a request a second per second
+ * when no quota was announced, without a ceiling, until the next signal sets it again to what was accepted. A scope with no signal for `healthyAfterMs` is
+ * unpaced.
  */
 export interface Pacer {
   /** The shared part of its state (`store.ts`); set by a change another client made. */
@@ -61,11 +61,11 @@ export interface ThrottleSignal {
   readonly waitMs?: number | undefined;
   /**
    * Requests per second the headers announce (the quota over its period): the floor of the rate
-   * learned, and with it the climb has no step. None for a quota that others spend too
-   * (`throttleSignal`): each client's rate is its share, and the clients that share it converge
-   * on equal shares only by the same step.
+   * learned. None for a quota that others spend too (`throttleSignal`).
    */
   readonly quotaPerSecond?: number | undefined;
+  /** The quota per second the headers announce, a floor or not: with one, the climb has no step. */
+  readonly announced?: number | undefined;
   /** When the throttled attempt was sent: one sent before pacing began says nothing of the pace. */
   readonly sentAt: number;
   /**
@@ -98,11 +98,10 @@ const OVERLOAD_SPAN_MS = 100;
 const SLOW_START_DOUBLINGS = 4;
 // The share of its rate a cut keeps at least (CUBIC's β, which the AWS SDKs use too).
 const CUT = 0.7;
-// With no quota as its floor (none announced, or one that others spend too), a rate climbs by
-// this many requests a second, per second, besides `growthPerSecond` of itself: the same step
-// for every client, so that clients that share a limit with no store between them converge on
-// equal shares (Chiu and Jain: a climb in proportion alone keeps the ratio of their rates, and a
-// client cut low stays low).
+// With no quota announced, a rate climbs by this many requests a second, per second, besides
+// `growthPerSecond` of itself: the same step for every client, so that clients that share a
+// limit with no store between them converge on equal shares (Chiu and Jain: a climb in
+// proportion alone keeps the ratio of their rates, and a client cut low stays low).
 const STEP_PER_SECOND = 1;
 // After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
 const RELEASE_GROWTH = 1;
@@ -293,8 +292,8 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
       d.roundReports = 1;
     }
   }
-  // The climb from the rate just set: in proportion, and by a step with no quota as its floor.
-  d.growth = pacing.growthPerSecond + (quotaPerSecond ? 0 : STEP_PER_SECOND / d.base);
+  // The climb from the rate just set: in proportion, and by a step with no quota announced.
+  d.growth = pacing.growthPerSecond + (signal.announced ? 0 : STEP_PER_SECOND / d.base);
   return d;
 }
 

@@ -82,6 +82,7 @@ export function throttleSignal(
           ? Math.max(1000 / quota, resetMs - 1000)
           : resetMs,
       quotaPerSecond: floor,
+      announced: quota,
       sentAt,
       searchRate: !(rateLimit?.periodMs || reset > 1000),
     };
@@ -95,6 +96,7 @@ export function throttleSignal(
       kind: 'limit',
       waitMs,
       quotaPerSecond: floor,
+      announced: quota,
       sentAt,
       searchRate: (waitMs ?? 0) <= 2000 && successes < MIN_REFUSED,
       unanswered: scope.inFlight,

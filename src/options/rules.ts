@@ -56,10 +56,10 @@ export function ruled<T>(
 
 /**
  * The error for an unknown option: it suggests the name that shares the longest start with the
- * unknown one (3 letters, and nearly half of it, at least; case ignored), or that it holds
- * whole (`maxRetries`: `retries`), among those whose rule takes the value given (`retry: 3`:
- * `retries`, not `retryDelay`); with none, it points to the options table (a per-request
- * `retryBudget: false` is no misspelt `retries`).
+ * unknown one (nearly half of it at least, case ignored), or that it holds whole (`maxRetries`:
+ * `retries`), among those whose rule takes the value given (`retry: 3`: `retries`, not
+ * `retryDelay`); with none, it points to the options table (a per-request `retryBudget: false`
+ * is no misspelt `retries`).
  */
 function unknownOption(
   path: string,
@@ -69,7 +69,7 @@ function unknownOption(
   const unknown = name.toLowerCase();
   let near = '';
   // axios-retry's `retryCondition` shares only `retry` with `retryDelay`, which it does not mean.
-  let best = Math.max(2, unknown.length / 2 - 1);
+  let best = unknown.length / 2 - 1;
   for (const candidate in schema) {
     const known = candidate.toLowerCase();
     let shared = unknown.includes(known) ? known.length : 0;
