@@ -207,6 +207,15 @@ describe('throttleSignal: the edges the mutants found', () => {
     expect(signal?.waitMs).toBeUndefined();
   });
 
+  it('reads a rounded reset as nothing on a success only: a 400 that says its quota is spent holds it', () => {
+    // `(status ?? 0) < 400` → `<= 400`: a 400 spent the quota as much as a 429 did.
+    const rateLimit = { remaining: 0, resetMs: 1000 };
+    const signalOf = (status: number) =>
+      throttleSignal({ status, rateLimit, sentAt: 0 }, scope(), 0);
+    expect(signalOf(399)).toBeUndefined();
+    expect(signalOf(400)).toMatchObject({ kind: 'quota', waitMs: 1000 });
+  });
+
   it('counts refusals among the 20 attempts an overload is judged on', () => {
     // `successes + failures + throttles` → `- throttles`: 5 + 13 + 2 is 20, 5 + 13 - 2 is 16.
     expect(throttleSignal({ status: 503, sentAt: 0 }, scope(counts(5, 13, 2)), 50)).toEqual({
