@@ -108,12 +108,33 @@ describe('a connection that dies part-way through the body', () => {
     expect(response.config.retryState?.retryCount).toBe(2);
   });
 
-  it('a POST without a key is not: the server may have acted on it', async () => {
-    server = await cutAfterFewBytes();
-    const error = await failureOf(clientFor(server.url).post('/charges', {}));
-    expect(error.config?.retryState?.stopReason).toBe('not-retryable');
-    expect(server.arrivals).toHaveLength(1);
-  });
+  eachAdapter(
+    '%s adapter: a POST without a key is not: the server may have acted on it',
+    async (adapter) => {
+      server = await cutAfterFewBytes();
+      const error = await failureOf(clientFor(server.url, {}, { adapter }).post('/charges', {}));
+      expect(error.config?.retryState?.stopReason).toBe('not-retryable');
+      expect(error.config?.retryState?.maybePerformed).toBe(true);
+      expect(server.arrivals).toHaveLength(1);
+    },
+  );
+
+  // fetch keeps the system's code on the error's cause ('fetch failed' → ECONNREFUSED): a refused
+  // connection must still read as never sent, or a POST would not be retried under fetch.
+  eachAdapter(
+    '%s adapter: a POST to a port that refuses connections is retried: it was never sent',
+    async (adapter) => {
+      const closed = await startServer(() => undefined);
+      await closed.stop();
+      const client = clientFor(closed.url, { retries: 2 }, { adapter });
+      const error = await failureOf(client.post('/charges', {}));
+      expect(error.config?.retryState).toMatchObject({
+        stopReason: 'retries-exhausted',
+        retryCount: 2,
+      });
+      expect(error.config?.retryState?.maybePerformed).toBeUndefined();
+    },
+  );
 });
 
 describe('a retried responseType: stream call', () => {
