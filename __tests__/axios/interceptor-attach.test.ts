@@ -1,4 +1,5 @@
 import axios, { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import MockAdapter from 'axios-mock-adapter';
 import { attachRetry, retryInterceptor } from '../../src';
 import { failureIn } from '../helpers/failure';
 import { useFakeClock } from '../helpers/fake-clock';
@@ -16,6 +17,25 @@ describe('attachRetry', () => {
     const error = failureIn(await settle(client.get('/items')));
     expect(error.config?.retryState).toBeUndefined();
     expect(mock.history.get).toHaveLength(1);
+  });
+
+  it('works on the global axios; an instance axios.create() makes afterwards has none of it', async () => {
+    // axios copies its defaults into a new instance, not its interceptors (README, Quick start).
+    const mock = new MockAdapter(axios);
+    const detach = attachRetry(axios, { random: () => 0.5 });
+    try {
+      mock.onGet('http://api.test/items').replyOnce(503).onGet('http://api.test/items').reply(200);
+      const { value } = await settle(axios.get('http://api.test/items'));
+      expect((value as AxiosResponse).config.retryState?.retryCount).toBe(1);
+      mock.onGet('http://api.test/later').replyOnce(503).onGet('http://api.test/later').reply(200);
+      const later = axios.create();
+      const error = failureIn(await settle(later.get('http://api.test/later')));
+      expect(error.response?.status).toBe(503);
+      expect(error.config?.retryState).toBeUndefined();
+    } finally {
+      detach();
+      mock.restore();
+    }
   });
 
   it('fails at once on bad options, naming the option', () => {
