@@ -511,3 +511,49 @@ describe('createPacer: overload that pacing did not cause', () => {
     expect(p.shared.base).toBeGreaterThan(0);
   });
 });
+
+// Pinned by mutants (docs/mutation.md): each test fails with the mutant its comment names.
+describe('createPacer: the edges the mutants found', () => {
+  it('a cut plans the slots again from the decision, not after those reserved at the old rate', () => {
+    // `if (s.decidedAt !== own.seen) …` → `if (false) …`, and `Math.min(own.next, …)` → `max`.
+    const p = pacer();
+    throttle(p, 0, counts(50), 0, 'limit');
+    expect(slots(p, 0, 40).at(-1)).toBe(780); // 50 a second: reserved up to 0.8 s ahead
+    throttle(p, 600, counts(10), 0, 'limit'); // sent while paced: a cut, decided at 600
+    expect(p.reserve(600, Infinity)).toBe(600);
+  });
+
+  it('reserves no slot past the latest the call can use: the next call gets it', () => {
+    // `if (slot <= latest)` → `if (true)`.
+    const p = pacer();
+    throttle(p, 1000, counts(50), 500, 'limit'); // paced at 50 a second, held until 1.5 s
+    expect(p.reserve(1000, 1200)).toBe(1500);
+    expect(p.reserve(1000, Infinity)).toBe(1500);
+  });
+
+  it('a success sent as the rate was decided ends the pace (room)', () => {
+    // `sentAt >= Math.max(…)` → `>`.
+    const p = pacer();
+    throttle(p, 1000, counts(50), 0, 'limit');
+    p.room(1500, 1000);
+    expect(p.rate(1500)).toBeUndefined();
+  });
+
+  it('a success ends the pace once the hold is over, at its very end (room)', () => {
+    // `s.holdUntil <= now` → `<`.
+    const p = pacer();
+    throttle(p, 1000, counts(50), 500, 'limit'); // held until 1.5 s
+    p.room(1500, 1200);
+    expect(p.rate(1500)).toBeUndefined();
+  });
+
+  it('a success sent before a later hold began does not end the pace (room)', () => {
+    // `Math.max(s.heldAt, s.decidedAt)` → `Math.min`: decided at 1 s, held from 2 s.
+    const p = pacer();
+    throttle(p, 1000, counts(50), 0, 'limit');
+    throttle(p, 2000, counts(50), 500, 'quota', undefined, 1100); // old news: no new decision
+    expect(p.shared).toMatchObject({ decidedAt: 1000, heldAt: 2000 });
+    p.room(3000, 1500);
+    expect(p.rate(3000)).toBeGreaterThan(0);
+  });
+});
