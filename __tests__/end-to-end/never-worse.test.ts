@@ -172,8 +172,11 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     const { violations, on } = await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests');
     expect(violations).toEqual([]);
     expect(on.jobsOk).toBe(400);
-    // The ideal is 8 s (400 calls at 50 a second).
-    expect(on.completionMs).toBeLessThan(1.1 * 8000);
+    // The ideal is 8 s (400 calls at 50 a second); issue 21 asks 1.2× for this fleet. (This bound
+    // was 1.1×, met at this seed alone: over ten other seeds the run took 8.6-9.2 s. Since a cut
+    // wakes the calls waiting for slots and spaces the first a gap after it, which failover
+    // needs, it takes 8.9-9.8 s, 9.14 s here, with 4 % fewer requests.)
+    expect(on.completionMs).toBeLessThan(1.2 * 8000);
   });
 
   it('eight clients on one key with no store, against a window that says only Retry-After, answers in 2 ms: every call done within 1.1× the ideal time', async () => {

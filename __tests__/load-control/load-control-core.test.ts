@@ -457,15 +457,33 @@ describe('createLoadControl: breaker and waiters', () => {
     expect(woken).toEqual(['b']);
   });
 
-  it('does not wake the calls waiting for slots while the origin stays paced', () => {
+  it('wakes the calls waiting for slots when the rate is cut, oldest first, to plan them again', () => {
     const c = control({ circuitBreaker: false });
-    attempt(c, 0, false);
-    attempt(c, 0, true, 429);
+    for (let i = 0; i < 10; i++) attempt(c, 0, false);
+    c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: true, status: 429, waitMs: 1000 });
+    const slot = () => passOf(c.admit(O, 2900, Infinity)).pass; // paced at 10 a second
+    for (let i = 0; i < 5; i++) c.settle(slot(), 2950, { failed: false });
     const woken: string[] = [];
-    c.onChange(O, 0, () => woken.push('slot'), true);
-    passOf(c.admit(O, 100, Infinity));
-    attempt(c, 200, true, 429); // paced again, slower
-    expect(woken).toEqual([]);
+    c.onChange(O, 30, () => woken.push('younger'), true);
+    c.onChange(O, 10, () => woken.push('older'), true);
+    const waiting = slot();
+    expect(woken).toEqual([]); // successes decide nothing
+    expect(c.mayStillGo(waiting)).toBe(true);
+    c.settle(slot(), 3000, { failed: true, status: 429, waitMs: 1000 }); // sent while paced: a cut
+    expect(woken).toEqual(['older', 'younger']);
+    // Its slot was spaced for the old rate: the woken call goes back to the gate.
+    expect(c.mayStillGo(waiting)).toBe(false);
+  });
+
+  it('plans a slot reserved in a hold again once a rate is decided, not only at a cut', () => {
+    const c = control({ circuitBreaker: false });
+    c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: true, status: 429, waitMs: 1000 });
+    const held = passOf(c.admit(O, 10, Infinity)); // no rate known: spread past the hold
+    expect(held.at).toBeGreaterThanOrEqual(1000);
+    for (let i = 0; i < 10; i++) c.observe(O, 20, { failed: false });
+    expect(c.mayStillGo(held.pass)).toBe(true);
+    c.observe(O, 30, { failed: true, status: 429, waitMs: 1000 }); // a first rate: no cut
+    expect(c.mayStillGo(held.pass)).toBe(false);
   });
 
   it('forgets idle origins past MAX_SCOPES, the least recently used first', () => {

@@ -515,12 +515,27 @@ describe('createPacer: overload that pacing did not cause', () => {
 // Pinned by mutants (docs/mutation.md): each test fails with the mutant its comment names.
 describe('createPacer: the edges the mutants found', () => {
   it('a cut plans the slots again from the decision, not after those reserved at the old rate', () => {
-    // `if (s.decidedAt !== own.seen) …` → `if (false) …`, and `Math.min(own.next, …)` → `max`.
+    // `if (d !== own.seen) …` → `if (false) …`, and `Math.min(own.next, …)` → `max`.
     const p = pacer();
     throttle(p, 0, counts(50), 0, 'limit');
     expect(slots(p, 0, 40).at(-1)).toBe(780); // 50 a second: reserved up to 0.8 s ahead
     throttle(p, 600, counts(10), 0, 'limit'); // sent while paced: a cut, decided at 600
-    expect(p.reserve(600, Infinity)).toBe(600);
+    expect(p.reserve(600, Infinity)).toBeLessThan(780);
+  });
+
+  // Issue 21 (failover, eight clients with a store): the calls a cut woke all took the slot at the
+  // decision at once, a burst at the rate just found too high.
+  it('after a decision, the first slot is one gap at the new rate later, not at the decision', () => {
+    // `d + gapAfter(…)` → `d`.
+    const p = pacer();
+    throttle(p, 0, counts(50), 0, 'limit');
+    slots(p, 0, 40);
+    throttle(p, 600, counts(10), 0, 'limit');
+    const rate = p.rate(600) ?? 0;
+    expect(rate).toBeGreaterThan(0);
+    const [first, second] = slots(p, 600, 2);
+    expect(first).toBe(Math.round(600 + 1000 / rate));
+    expect(second! - first!).toBeGreaterThanOrEqual(Math.floor(1000 / rate) - 1);
   });
 
   it('reserves no slot past the latest the call can use: the next call gets it', () => {

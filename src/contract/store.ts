@@ -75,8 +75,8 @@ export interface PaceState {
   /** When the rate was last set from a throttle (Infinity: never). */
   readonly decidedAt: number;
   /**
-   * Counts the cuts of the rate: a slot reserved before the last cut was spaced for a rate that
-   * proved too high, and is to be reserved again.
+   * Counts the cuts of the rate: at each, the calls waiting for slots spaced for a rate that
+   * proved too high wake, oldest first, to reserve them again.
    */
   readonly cuts: number;
   /** Until when a spent quota holds every send but a probe (0: no hold). */

@@ -175,8 +175,8 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
     if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
-  const cuts: [number, number] = [o.pacer.shared.cuts, r.pacer.shared.cuts];
-  return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, cuts }, at };
+  const decided: [number, number] = [o.pacer.shared.decidedAt, r.pacer.shared.decidedAt];
+  return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, decided }, at };
 }
 
 /**
@@ -301,8 +301,7 @@ function pace(c: Control, pass: Pass, ended: Ended): void {
     // A signal came with a result (see above).
     if (ended.result !== 'success') record(o, now, ended.result as Counted);
   }
-  const pacedCounts = paced.window.counts(now);
-  pacerChange(paced, now, (pacer) => pacer.throttle(now, pacedCounts, signal));
+  pacerChange(paced, now, (pacer) => pacer.throttle(now, paced.window.counts(now), signal));
 }
 
 /**
@@ -335,12 +334,12 @@ function settlerOf(c: Control): (pass: Pass, now: number, ending: Ending) => voi
 
 /**
  * Whether an attempt let through may still go after waiting for its slot: a breaker may have
- * opened, or the rate been cut.
+ * opened, or the rate been decided again (the slot is then planned again).
  */
-function isStillAdmitted({ origin, route, probes = [], cuts }: Pass): boolean {
-  return (
-    (!cuts || (cuts[0] === origin.pacer.shared.cuts && cuts[1] === route.pacer.shared.cuts)) &&
-    [origin, route].every((scope) => isClosed(scope) || probes.includes(scope))
+function isStillAdmitted({ origin, route, probes = [], decided: d }: Pass): boolean {
+  return [origin, route].every(
+    (scope, i) =>
+      (!d || d[i] === scope.pacer.shared.decidedAt) && (isClosed(scope) || probes.includes(scope)),
   );
 }
 

@@ -413,8 +413,10 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
         return now;
       }
       if (!s.base) return now < s.holdUntil ? heldSlot(s, latest, settings.random) : now;
-      // The rate was set again (a cut, a release): the slots reserved ahead are reserved again.
-      if (s.decidedAt !== own.seen) own.next = Math.min(own.next, s.decidedAt);
+      // The rate was set again (a cut, a release): the slots reserved ahead are reserved again,
+      // the first a gap after the decision, not in a burst at it.
+      if (s.decidedAt !== own.seen)
+        own.next = Math.min(own.next, s.decidedAt + gapAfter(s, s.decidedAt, sharing.share()));
       own.seen = s.decidedAt;
       // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
       // word) ends, over the pace, rather than fail.

@@ -66,8 +66,11 @@ export interface Pass {
   readonly probes?: readonly Scope[] | undefined;
   /** The scope whose quota hold this attempt probes. */
   readonly holdProbe?: Scope | undefined;
-  /** For a slot ahead: the cuts of the origin's and the route's pacers when it was reserved. */
-  readonly cuts?: readonly [number, number];
+  /**
+   * For a slot ahead: when the origin's and the route's rates were last decided as it was reserved.
+   * A slot planned before a later decision is planned again.
+   */
+  readonly decided?: readonly [number, number];
 }
 
 export interface ScopeSettings {
@@ -82,11 +85,15 @@ export interface ScopeSettings {
 export const whereOf = ({ name, parent }: Scope): { origin: string; route?: string } =>
   parent ? { origin: parent.name, route: name.slice(parent.name.length) } : { origin: name };
 
-/** Runs `change` on the scope's pacer; if it stops pacing, the calls waiting for slots go. */
+/**
+ * Runs `change` on the scope's pacer. If it stops pacing, or cuts the rate, the calls waiting for
+ * slots wake, oldest first, to plan their slots again.
+ */
 export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) => void): void {
-  const wasPaced = scope.pacer.shared.base > 0;
+  const was = scope.pacer.shared;
   change(scope.pacer);
-  if (wasPaced && !scope.pacer.shared.base) scope.slotWaiters.wakeAll();
+  const s = scope.pacer.shared;
+  if ((was.base && !s.base) || s.cuts !== was.cuts) scope.slotWaiters.wakeAll();
   publish('pacing', () => ({
     ...whereOf(scope),
     ratePerSecond: scope.pacer.rate(now),
@@ -206,8 +213,6 @@ export const isClosed = ({ breaker }: Scope): boolean => !breaker || breaker.sta
 
 /** A scope the cache must keep: forgetting it would send its waiting calls into a dead origin. */
 export const isBusy = (scope: Scope, now: number): boolean =>
-  scope.inFlight > 0 ||
-  scope.waiters.size > 0 ||
-  scope.slotWaiters.size > 0 ||
+  scope.inFlight + scope.waiters.size + scope.slotWaiters.size > 0 ||
   isHeld(scope, now) ||
   !isClosed(scope);
