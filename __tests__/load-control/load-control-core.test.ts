@@ -480,10 +480,29 @@ describe('createLoadControl: breaker and waiters', () => {
     c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: true, status: 429, waitMs: 1000 });
     const held = passOf(c.admit(O, 10, Infinity)); // no rate known: spread past the hold
     expect(held.at).toBeGreaterThanOrEqual(1000);
+    const woken: string[] = [];
+    c.onChange(O, 10, () => woken.push('held'), true);
     for (let i = 0; i < 10; i++) c.observe(O, 20, { failed: false });
     expect(c.mayStillGo(held.pass)).toBe(true);
     c.observe(O, 30, { failed: true, status: 429, waitMs: 1000 }); // a first rate: no cut
     expect(c.mayStillGo(held.pass)).toBe(false);
+    // Not woken (`if (… || s.cuts !== was.cuts)` → `if (true)`): its slot, past the hold, comes
+    // after any the new rate plans, and it is planned again then.
+    expect(woken).toEqual([]);
+  });
+
+  it('does not wake the calls waiting for slots for old news while paced (no cut)', () => {
+    // `was.base && !s.base` → `was.base || !s.base`.
+    const c = control({ circuitBreaker: false });
+    for (let i = 0; i < 10; i++) attempt(c, 0, false);
+    c.settle(passOf(c.admit(O, 0, Infinity)).pass, 0, { failed: true, status: 429, waitMs: 1000 });
+    const woken: string[] = [];
+    c.onChange(O, 0, () => woken.push('slot'), true);
+    const late = passOf(c.admit(O, 100, Infinity)).pass;
+    c.settle(late, 100, { failed: true, status: 429, waitMs: 1000 }); // within half the period
+    const next = passOf(c.admit(O, 1000, Infinity));
+    expect(next.at).toBeGreaterThan(1000); // still paced
+    expect(woken).toEqual([]);
   });
 
   it('forgets idle origins past MAX_SCOPES, the least recently used first', () => {
@@ -500,5 +519,17 @@ describe('createLoadControl: breaker and waiters', () => {
     }
     expect(c.retryIsFree(O, 0)).toBe(false); // forgotten
     expect(c.retryIsFree('http://kept.test', 0)).toBe(true);
+  });
+
+  it('keeps an origin with an attempt in flight past MAX_SCOPES, however long ago it was used', () => {
+    // `scope.inFlight + … > 0 ||` → `false ||`.
+    const c = control();
+    const touch = (origin: string) =>
+      c.settle(passOf(c.admit(origin, 0, Infinity)).pass, 0, { failed: false });
+    touch(O);
+    const inFlight = passOf(c.admit(O, 0, Infinity)).pass; // sent, not answered yet
+    for (let i = 0; i < MAX_SCOPES / 2; i++) touch(`http://o${i}.test`);
+    c.settle(inFlight, 0, { failed: false });
+    expect(c.retryIsFree(O, 0)).toBe(true); // still known: its successes are counted
   });
 });
