@@ -194,8 +194,7 @@ function pass(
         const { pass: held } = v;
         let admitted: boolean | undefined;
         try {
-          // Until the slot, or until the scope is no longer paced (the slot is then not needed) or
-          // its rate is cut (the slot was spaced for a rate found too high).
+          // Until the slot, or until the scope stops pacing or cuts its rate (see `pacerChange`).
           await waitUntil(v.at, [held.origin, held.route], true);
           // A breaker opened, or the rate was decided again, while the attempt waited for its
           // slot: it goes back to the gate, oldest first, and its slot is planned again.
