@@ -30,4 +30,19 @@ describe('whereOf', () => {
     expect(whereOf({ baseURL: 'https://API.test:443/v1', url: 'users/42?x=1' })).toBe(where);
     expect(whereOf({ url: 'http://other.test/a' })).toEqual(['http://other.test', 'a']);
   });
+
+  it('keeps at most a thousand URLs read, whatever the number of base URLs', () => {
+    let whereOf!: typeof import('../../src/http/route').whereOf;
+    jest.isolateModules(() => {
+      ({ whereOf } = require('../../src/http/route'));
+    });
+    const first = whereOf({ baseURL: 'http://kept.test', url: 'a' });
+    for (let i = 0; i < 999; i++) whereOf({ baseURL: `http://b${i % 7}.test`, url: `r${i}` });
+    expect(whereOf({ baseURL: 'http://kept.test', url: 'a' })).toBe(first);
+    // The thousand-and-first forgets them all: the first is read again, to an equal tuple.
+    for (let i = 0; i < 1001; i++) whereOf({ baseURL: `http://c${i % 7}.test`, url: `r${i}` });
+    const again = whereOf({ baseURL: 'http://kept.test', url: 'a' });
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
 });

@@ -19,20 +19,25 @@ export function routeOf(baseURL: string | undefined, url: string | undefined): s
  * same few URLs again and again: each is read once.
  */
 export function whereOf({ baseURL, url }: { baseURL?: string; url?: string }): Where {
-  const key = `${baseURL ?? ''}\0${url ?? ''}`;
-  let where = known.get(key);
+  // By `baseURL`, then by `url`: a key made of both would be a new string, hashed at each call.
+  const byURL = known.get(baseURL) ?? new Map<string | undefined, Where>();
+  let where = byURL.get(url);
   if (where === undefined) {
     const full = fullURL(baseURL, url);
     where = [originOfURL(full), parse(full)];
-    if (known.size >= 1000) known.clear();
-    known.set(key, where);
+    if (++size > 1000) {
+      known.clear();
+      size = 0;
+    }
+    known.set(baseURL, byURL.set(url, where));
   }
   return where;
 }
 
 export type Where = readonly [origin: string, route: string];
 
-const known = new Map<string, Where>();
+const known = new Map<string | undefined, Map<string | undefined, Where>>();
+let size = 0;
 
 const parse = (full: string): string =>
   full
