@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { OutcomeCounts } from '../../src/load-control/outcome-window';
-import type { Pacer, ThrottleSignal } from '../../src/load-control/pacer';
+import { createPacer, type Pacer, type ThrottleSignal } from '../../src/load-control/pacer';
 import { soloPacer } from '../helpers/solo-pacer';
 
 const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 };
@@ -536,6 +536,30 @@ describe('createPacer: the edges the mutants found', () => {
     const [first, second] = slots(p, 600, 2);
     expect(first).toBe(Math.round(600 + 1000 / rate));
     expect(second! - first!).toBeGreaterThanOrEqual(Math.floor(1000 / rate) - 1);
+  });
+
+  // Issue 21 (seed 3999 of the search): three clients sharing a store all took the slot one gap
+  // after each cut, the same instant; a token bucket with no burst let one through and refused
+  // the others, whose 429s cut the rate again, one gap later each time.
+  it('sharing the rate, a client takes its first slot after a decision at a point of its gap it draws', () => {
+    // `share < 1 ? random() : 1` → `1`. (Alone, it draws nothing: the test above.)
+    const client = (draw: number): Pacer =>
+      createPacer(
+        { pacing: settings, random: () => draw, probeEveryMs: PROBE_EVERY_MS },
+        { change: (make) => make(a.shared), share: () => 0.5 },
+      );
+    const a = client(0.2);
+    const b = client(0.7);
+    throttle(a, 0, counts(50), 0, 'limit');
+    b.shared = a.shared; // as the store tells it
+    slots(a, 0, 40);
+    slots(b, 0, 40);
+    throttle(a, 600, counts(10), 0, 'limit'); // a cut, decided at 600
+    b.shared = a.shared;
+    const gap = 1000 / ((a.rate(600) ?? 0) * 0.5);
+    expect(gap).toBeGreaterThan(0);
+    expect(a.reserve(600, Infinity)).toBeCloseTo(600 + 0.2 * gap, 6);
+    expect(b.reserve(600, Infinity)).toBeCloseTo(600 + 0.7 * gap, 6);
   });
 
   it('reserves no slot past the latest the call can use: the next call gets it', () => {

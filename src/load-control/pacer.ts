@@ -252,7 +252,8 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
   const { kind, waitMs, quotaPerSecond = 0, sentAt } = signal;
   if (kind === 'overload' && overloadNotOurs(d, pacing, sentAt)) return d;
   if (unproven(d, signal, counts)) return s;
-  Object.assign(d, { lastSignal: now, releasing: false });
+  d.lastSignal = now;
+  d.releasing = false;
   // A rate the server named no period for (no wait said, or a wait at the one-second floor
   // after a few successes) is searched (slow start), from what was accepted over the span an
   // overload is judged at: a bucket that refills in milliseconds refuses a burst as a window
@@ -260,19 +261,22 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
   const search = waitMs === undefined || !!signal.searchRate;
   const periodMs = kind === 'overload' || isBare(signal) ? OVERLOAD_SPAN_MS : PACING_WINDOW_MS;
   const holdMs = hold(d, signal, periodMs - counts.spanMs);
-  const { successes } = counts;
   const oldNews = sentAt < d.decidedAt + periodMs / 2;
   // What this client had accepted (over the wait too, unless searched); over its share, what
   // the scope accepted; or the quota its headers announce, if that is more (a client that spent
   // its quota in a burst accepted too few to measure from), but not for old news while paced,
   // which would undo a cut.
   const own =
-    (successes * 1000) /
+    (counts.successes * 1000) /
     Math.max(counts.spanMs, search ? OVERLOAD_SPAN_MS : Math.max(holdMs ?? 0, periodMs));
   const accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
   if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
-  const trial = d.slowStart || d.overloadSince === Infinity;
-  if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
+  if (
+    kind === 'overload' &&
+    (d.slowStart || d.overloadSince === Infinity) &&
+    sentAt < d.overloadSince
+  )
+    d.overloadSince = now;
   if (oldNews && d.base && share < 1 && !quotaPerSecond) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
     // the clients not heard from yet are counted at the average of those that were. (The largest
@@ -406,17 +410,24 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       const s = settled(pacer.shared, pacing, now);
       pacer.shared = s;
       // A hold another client set is probed sooner (see `reserve`).
-      const foreign = own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity;
-      const every = Math.min(foreign, settings.probeEveryMs);
+      const every = Math.min(
+        own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity,
+        settings.probeEveryMs,
+      );
       if (mayProbe && now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + every) {
         own.probed = now;
         return now;
       }
       if (!s.base) return now < s.holdUntil ? heldSlot(s, latest, settings.random) : now;
       // The rate was set again (a cut, a release): the slots reserved ahead are reserved again,
-      // the first a gap after the decision, not in a burst at it.
+      // the first a gap after the decision, not in a burst at it; sharing the rate, at a phase of
+      // this client's own within that gap (clients that all went one gap after it would meet).
+      const share = sharing.share();
       if (s.decidedAt !== own.seen)
-        own.next = Math.min(own.next, s.decidedAt + gapAfter(s, s.decidedAt, sharing.share()));
+        own.next = Math.min(
+          own.next,
+          s.decidedAt + gapAfter(s, s.decidedAt, share) * (share < 1 ? settings.random() : 1),
+        );
       own.seen = s.decidedAt;
       // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
       // word) ends, over the pace, rather than fail.
@@ -424,7 +435,7 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
       // release or a slow start, whose calls take their slots at once, ramps as planned).
       if (slot <= latest)
-        own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, sharing.share());
+        own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
       return slot;
     },
     throttle(now, counts, signal) {
