@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { OutcomeCounts } from '../../src/load-control/outcome-window';
-import { createPacer, type Pacer, type ThrottleSignal } from '../../src/load-control/pacer';
+import type { Pacer, ThrottleSignal } from '../../src/load-control/pacer';
 import { soloPacer } from '../helpers/solo-pacer';
 
 const settings = { growthPerSecond: 0.05, healthyAfterMs: 5000, minRatePerSecond: 0.5 };
@@ -493,6 +493,49 @@ describe('createPacer: overload that pacing did not cause', () => {
     expect(p.shared.base).toBe(0);
   });
 
+  // The overload trial's condition in `throttled`, pinned (the mutants that survived by range).
+  it('a 429 does not start the window in which pacing must cure an overload', () => {
+    // `kind === 'overload' && …` → `kind === 'overload' || …`, or `if (true)`: the 429 at 0
+    // would start it, and the overload 1.3 s later would end pacing.
+    const p = pacer();
+    throttle(p, 0, counts(10), 1000, 'limit');
+    expect(p.shared.base).toBeGreaterThan(0);
+    throttle(p, 1300, counts(70, 30), undefined, 'overload');
+    expect(p.shared.base).toBeGreaterThan(0);
+  });
+
+  it('an answer to a send made before the window began does not start it again once a cut ended the trial', () => {
+    // `(d.slowStart || d.overloadSince === Infinity)` → `true`: the old answer at 900 would
+    // restart the window, and pacing would not give up at 1300.
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload'); // the window starts at 0
+    throttle(p, 600, counts(40, 30), undefined, 'overload'); // a cut: the trial is over
+    throttle(p, 900, counts(40, 30), undefined, 'overload', undefined, -50);
+    expect(p.shared.base).toBeGreaterThan(0);
+    throttle(p, 1300, counts(40, 30), undefined, 'overload');
+    expect(p.shared.base).toBe(0);
+  });
+
+  it('an overload met by a scope paced for a 429 starts the window, though no slow start is on', () => {
+    // `d.overloadSince === Infinity` → `false`: paced for a 429 that named its wait (no slow
+    // start), the scope would never start the window, and never give up.
+    const p = pacer();
+    throttle(p, 0, counts(10), 1000, 'limit');
+    throttle(p, 100, counts(70, 30), undefined, 'overload');
+    throttle(p, 1400, counts(70, 30), undefined, 'overload');
+    expect(p.shared.base).toBe(0);
+  });
+
+  it('an answer to a send made as the window began does not start it again', () => {
+    // `sentAt < d.overloadSince` → `<=`: the second answer, to a send at 0, would move the
+    // window's start to 500, and pacing would not give up at 1300.
+    const p = pacer();
+    throttle(p, 0, counts(70, 30), undefined, 'overload');
+    throttle(p, 500, counts(70, 30), undefined, 'overload', undefined, 0);
+    throttle(p, 1300, counts(70, 30), undefined, 'overload');
+    expect(p.shared.base).toBe(0);
+  });
+
   it('ignores 503s until the origin has been free of them for healthyAfterMs', () => {
     const p = pacer();
     throttle(p, 0, counts(70, 30), undefined, 'overload');
@@ -536,30 +579,6 @@ describe('createPacer: the edges the mutants found', () => {
     const [first, second] = slots(p, 600, 2);
     expect(first).toBe(Math.round(600 + 1000 / rate));
     expect(second! - first!).toBeGreaterThanOrEqual(Math.floor(1000 / rate) - 1);
-  });
-
-  // Issue 21 (seed 3999 of the search): three clients sharing a store all took the slot one gap
-  // after each cut, the same instant; a token bucket with no burst let one through and refused
-  // the others, whose 429s cut the rate again, one gap later each time.
-  it('sharing the rate, a client takes its first slot after a decision at a point of its gap it draws', () => {
-    // `share < 1 ? random() : 1` → `1`. (Alone, it draws nothing: the test above.)
-    const client = (draw: number): Pacer =>
-      createPacer(
-        { pacing: settings, random: () => draw, probeEveryMs: PROBE_EVERY_MS },
-        { change: (make) => make(a.shared), share: () => 0.5 },
-      );
-    const a = client(0.2);
-    const b = client(0.7);
-    throttle(a, 0, counts(50), 0, 'limit');
-    b.shared = a.shared; // as the store tells it
-    slots(a, 0, 40);
-    slots(b, 0, 40);
-    throttle(a, 600, counts(10), 0, 'limit'); // a cut, decided at 600
-    b.shared = a.shared;
-    const gap = 1000 / ((a.rate(600) ?? 0) * 0.5);
-    expect(gap).toBeGreaterThan(0);
-    expect(a.reserve(600, Infinity)).toBeCloseTo(600 + 0.2 * gap, 6);
-    expect(b.reserve(600, Infinity)).toBeCloseTo(600 + 0.7 * gap, 6);
   });
 
   it('reserves no slot past the latest the call can use: the next call gets it', () => {

@@ -271,12 +271,8 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
     Math.max(counts.spanMs, search ? OVERLOAD_SPAN_MS : Math.max(holdMs ?? 0, periodMs));
   const accepted = Math.max(own / share, d.base && oldNews ? 0 : quotaPerSecond);
   if (!accepted) return d; // nothing was accepted: no rate to learn (the breaker's case)
-  if (
-    kind === 'overload' &&
-    (d.slowStart || d.overloadSince === Infinity) &&
-    sentAt < d.overloadSince
-  )
-    d.overloadSince = now;
+  const trial = d.slowStart || d.overloadSince === Infinity;
+  if (kind === 'overload' && trial && sentAt < d.overloadSince) d.overloadSince = now;
   if (oldNews && d.base && share < 1 && !quotaPerSecond) {
     // The other clients' answers to the same burst: what each accepted adds up, once each, and
     // the clients not heard from yet are counted at the average of those that were. (The largest
@@ -420,14 +416,10 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       }
       if (!s.base) return now < s.holdUntil ? heldSlot(s, latest, settings.random) : now;
       // The rate was set again (a cut, a release): the slots reserved ahead are reserved again,
-      // the first a gap after the decision, not in a burst at it; sharing the rate, at a phase of
-      // this client's own within that gap (clients that all went one gap after it would meet).
+      // the first a gap after the decision, not in a burst at it.
       const share = sharing.share();
       if (s.decidedAt !== own.seen)
-        own.next = Math.min(
-          own.next,
-          s.decidedAt + gapAfter(s, s.decidedAt, share) * (share < 1 ? settings.random() : 1),
-        );
+        own.next = Math.min(own.next, s.decidedAt + gapAfter(s, s.decidedAt, share));
       own.seen = s.decidedAt;
       // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
       // word) ends, over the pace, rather than fail.
