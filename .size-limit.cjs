@@ -44,7 +44,10 @@ module.exports = [
     // build shortens (-96 B) paid for a store unused with load control off, an unknown option's
     // nearest name and baseDelayMs ≤ maxDelayMs (+78 B): 13 733 B, the guard down to 13 740 B.
     // Then a cut wakes the calls waiting for slots and the first slot comes a gap after a
-    // decision (+29 B), paid by five rewrites in load-control/ (-23 B): 13 739 B.
+    // decision (+29 B), paid by five rewrites in load-control/ (-23 B): 13 739 B. Then a call
+    // held by a hold it has no evidence of waits for the hold's probe rather than fail (+41 B,
+    // after a first try at +106 B), paid by the gate's shorter message, three functions used
+    // once inlined and small rewrites (sleep's wake, the breaker's announce): 13 740 B.
     // Still 1 445 B over the target, a product decision: what each capability costs, removed
     // alone (gzip, 2026-12-04): breaker 1 726 B, learned pacing 1 491, the store's sharing
     // 1 052, rate-limit headers 828, route scopes 807, option checks 730, idempotency 411,

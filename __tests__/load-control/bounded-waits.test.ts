@@ -38,7 +38,7 @@ it('a call without a deadline fails fast at an open breaker, with retryAfterMs u
   expect(error.code).toBe('ERR_CIRCUIT_OPEN');
   expect(error.config?.retryState?.stopReason).toBe('circuit-open');
   expect(error.message).toMatch(
-    /^axios-safe-retry: http:\/\/api\.test\/items circuit open; it may accept again in \d+ ms$/,
+    /^axios-safe-retry: http:\/\/api\.test\/items circuit open; retry in \d+ ms$/,
   );
   expect(error.message).not.toContain('README');
   // The break (7.5 s with random 0.5) ends 6.5 s from now.

@@ -14,7 +14,7 @@ describe('sleep', () => {
     jest.useFakeTimers();
     const { interruption, fire } = manualInterruption();
     const done = jest.fn();
-    void sleep(10_000, { canceled, wake: interruption }).then(done);
+    void sleep(10_000, { canceled, wake: (w) => [interruption.subscribe(w)] }).then(done);
     fire();
     await jest.advanceTimersByTimeAsync(0);
     expect(done).toHaveBeenCalled();
@@ -40,7 +40,7 @@ describe('sleep', () => {
     const done = jest.fn();
     void sleep(100, {
       canceled,
-      wake: interruption,
+      wake: (w) => [interruption.subscribe(w)],
       onSet: () => new Promise<void>((r) => (settle = r)),
     }).then(done);
     fire(); // the wake ends the time; its timer fires later all the same

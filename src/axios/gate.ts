@@ -67,7 +67,7 @@ const endingsOf =
     }
     // The success path: a plain success that says nothing of rate limits needs no more reading.
     if (isPlainSuccess(response)) return { result: 'success', sentAt };
-    const signals = signalsOf(response, Date.now());
+    const signals = signalsOf(response);
     const { status, waitMs } = signals;
     const throttled = status === 429 || (status === 503 && waitMs !== undefined);
     const failed = statusCodes.includes(status);
@@ -96,6 +96,8 @@ export function observeFailure(
 interface Bound {
   readonly where: Where;
   readonly start: number;
+  /** When its call began (its first attempt). */
+  readonly began: number;
   readonly latest: number;
   readonly reason: StopReason;
   /** When the call must have settled: its deadline, else `Infinity`. */
@@ -119,6 +121,7 @@ function boundOf(
   const where = whereOf(config);
   const start = now();
   const state = config.retryState;
+  const began = state?.startedAt ?? start;
   // A call with retries off has no deadline.
   const end = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
   const byEnd = end - Math.max(MIN_USEFUL_MS, control.latencyOf(where[0]));
@@ -130,12 +133,12 @@ function boundOf(
   // them on the origin, and a short outage fails no call that off would have done (issue 21).
   let open = latest;
   if (end === Infinity) {
-    open = state?.startedAt ?? start;
+    open = began;
     for (let n = 1; retry && n <= Math.min(retry.retries, 30); n++) {
       open += backoffCeiling(n, retry);
     }
   }
-  return { where, start, latest, reason, end, open: Math.min(open, latest) };
+  return { where, start, began, latest, reason, end, open: Math.min(open, latest) };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -149,14 +152,7 @@ function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, st
     sleep(until - now(), {
       cancel: cancellationOf(config),
       canceled: () => cancellationError(config),
-      wake: {
-        subscribe(wake) {
-          const unsubscribes = scopes.map((s) => control.waiters(s, forSlot).add(startedAt, wake));
-          return () => {
-            for (const unsubscribe of unsubscribes) unsubscribe();
-          };
-        },
-      },
+      wake: (wake) => scopes.map((s) => control.waiters(s, forSlot).add(startedAt, wake)),
     });
 }
 
@@ -173,15 +169,15 @@ function pass(
   const admit = (at: number): Verdict => control.admit(where, at, bound.latest);
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
-  const waitUntil = waitAtGate(control, config, config.retryState?.startedAt ?? start);
-  // The gate's error; `scope` names the origin, or the route (`<origin>/users/:id`), that
-  // stopped it. An open breaker stops a call with no deadline as `circuit-open`.
+  const waitUntil = waitAtGate(control, config, bound.began);
+  // The gate's error: `scope` (the origin, or the route: `<origin>/users/:id`) stopped it; an
+  // open breaker stops a call with no deadline as `circuit-open`.
   const stop = (code: GateCode, at: number, scope = where[0]) => {
     const stopReason =
       code === ERR_CIRCUIT_OPEN && bound.end === Infinity ? 'circuit-open' : bound.reason;
     const retryAfterMs = Math.max(0, Math.ceil(at - now()));
     const error: GateError = new AxiosError(
-      `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; it may accept again in ${retryAfterMs} ms`,
+      `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; retry in ${retryAfterMs} ms`,
       code,
       config,
     );
@@ -196,8 +192,7 @@ function pass(
         try {
           // Until the slot, or until the scope stops pacing or cuts its rate (see `pacerChange`).
           await waitUntil(v.at, [held.origin, held.route], true);
-          // A breaker opened, or the rate was decided again, while the attempt waited for its
-          // slot: it goes back to the gate, oldest first, and its slot is planned again.
+          // A breaker opened, or the rate was decided again, meanwhile: back to the gate, anew.
           admitted = control.isStillAdmitted(held);
         } finally {
           if (!admitted) control.settle(held, now(), { sentAt: now() });
@@ -205,17 +200,18 @@ function pass(
         if (admitted) return held;
         continue;
       }
-      // Held past the latest the call can use, on the server's word (a guessed rate never makes
-      // a call late): load control off would have sent it into the same answer.
-      if (v.kind === 'late') throw stop(ERR_RATE_LIMITED, v.at);
-      // An open breaker: the call waits within its bound for it (see `boundOf`), woken when the
-      // breaker changes (a probe in flight may close it any moment: it is expected back within
-      // the origin's usual latency). With a deadline, it fails fast if the break ends past the
-      // bound. Without one, it waits out its bound all the same: load control off would have
-      // spent that time retrying, and a worker whose calls failed at once drained its queue of
-      // jobs into a short outage (issue 21: seed 1040).
+      // Held past its latest on the server's word (never a guessed rate's), as off would be; on a
+      // hold it has no evidence of (another's, a write), it waits for its probe's answer first.
+      if (v.kind === 'late') {
+        if (v.proof <= 0) throw stop(ERR_RATE_LIMITED, v.at);
+        await waitUntil(now() + v.proof, []);
+        continue;
+      }
+      // An open breaker: the call waits within its bound (`boundOf`), woken when it changes (a
+      // probe in flight is expected back within the origin's usual latency). With a deadline, a
+      // known end past the bound fails it at once; without, it waits its bound out: off would have
+      // spent it retrying (issue 21, seed 1040: a worker failing at once drained its queue).
       const expected = v.until === Infinity ? now() + control.latencyOf(where[0]) : v.until;
-      // With a known end of the break and a deadline, the two are compared at once.
       const comparable = v.until !== Infinity && bound.end !== Infinity;
       if (comparable ? v.until > bound.open : now() >= bound.open) {
         throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);

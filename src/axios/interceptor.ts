@@ -85,7 +85,7 @@ function outcomeOf(
   control: LoadControl | undefined,
 ): Omit<AttemptOutcome, 'verdict'> {
   const { config, response } = failure;
-  const signals = response && signalsOf(response, Date.now());
+  const signals = response && signalsOf(response);
   const status = signals?.status;
   return {
     classification: classifyFailure({

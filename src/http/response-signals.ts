@@ -41,10 +41,10 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
   response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
 
 /**
- * Reads a response's headers, once; `wallNow` is the wall clock, which HTTP dates are read
+ * Reads a response's headers, once; `wallNow` is the wall clock (now), which HTTP dates are read
  * against.
  */
-export function signalsOf(response: AxiosResponse, wallNow: number): ResponseSignals {
+export function signalsOf(response: AxiosResponse, wallNow = Date.now()): ResponseSignals {
   let signals = read.get(response);
   if (signals) return signals;
   const header = headerReader(response.headers);

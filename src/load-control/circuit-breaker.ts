@@ -99,13 +99,13 @@ interface Breaker extends BreakerParts {
 
 const stateOf = (b: Breaker): CircuitState => (b.isolated ? 'open' : b.shared.state);
 
-function change(b: Breaker, make: (s: BreakerState) => BreakerState, now: number): void {
-  const previousState = stateOf(b);
-  b.shared = b.sharing.change(make);
-  announce(b, previousState, now);
-}
+const change = (b: Breaker, make: (s: BreakerState) => BreakerState, now: number): void =>
+  announce(b, now, () => (b.shared = b.sharing.change(make)));
 
-function announce(b: Breaker, previousState: CircuitState, now: number): void {
+/** Runs `act`; if the breaker's state is another after it, says so (a close clears the window). */
+function announce(b: Breaker, now: number, act: () => unknown): void {
+  const previousState = stateOf(b);
+  act();
   const state = stateOf(b);
   if (state === previousState) return;
   if (state === 'closed') {
@@ -195,22 +195,13 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       if (total >= enough && failures >= failureRatio * total) trip(b, now);
     },
     trip: (now) => trip(b, now),
-    adopt(latest, now) {
-      const previousState = stateOf(b);
-      b.shared = latest;
-      announce(b, previousState, now);
-    },
-    isolate(now) {
-      const previousState = stateOf(b);
-      b.isolated++;
-      announce(b, previousState, now);
-    },
-    release(now) {
-      if (!b.isolated || --b.isolated) return;
-      // The isolation ends in a closed breaker, whatever it was before (cockatiel's `isolate`).
-      b.shared = b.sharing.change(close);
-      announce(b, 'open', now);
-    },
+    adopt: (latest, now) => announce(b, now, () => (b.shared = latest)),
+    isolate: (now) => announce(b, now, () => b.isolated++),
+    release: (now) =>
+      announce(b, now, () => {
+        // The last isolation ends in a closed breaker, whatever it was (cockatiel's `isolate`).
+        if (b.isolated && !--b.isolated) b.shared = b.sharing.change(close);
+      }),
   };
   return b;
 }

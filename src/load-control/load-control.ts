@@ -43,11 +43,14 @@ export interface LoadControlSettings {
  * - `wait`: for the breaker of `scope` until `until` (`Infinity`: until a probe in flight ends),
  *   then ask again;
  * - `late`: the earliest slot, `at`, is after the latest the call can use; nothing is reserved.
+ *   `proof`: how long (if more than 0) the call waits, within its latest, before it asks again:
+ *   held by a hold this client has no evidence of (`Pacer.proof`), until its probe is due, or
+ *   its answer known.
  */
 export type Verdict =
   | { readonly kind: 'go'; readonly pass: Pass; readonly at: number }
   | { readonly kind: 'wait'; readonly scope: Scope; readonly until: number }
-  | { readonly kind: 'late'; readonly at: number };
+  | { readonly kind: 'late'; readonly at: number; readonly proof: number };
 
 /** How an attempt ended, as load control needs it. */
 export interface Ending {
@@ -135,8 +138,8 @@ function giveBack(probes: readonly Scope[], now: number): void {
   }
 }
 
-/** The breakers' say: the scopes this attempt probes, or the verdict to wait. */
-function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undefined {
+function admit([o, r]: Scopes, now: number, latest: number): Verdict {
+  // The breakers' say: the verdict to wait, or the scopes this attempt probes.
   const byOrigin = o.breaker?.admit(now) ?? 'send';
   if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
   const byRoute = r.breaker?.admit(now) ?? 'send';
@@ -145,13 +148,10 @@ function askBreakers(o: Scope, r: Scope, now: number): Scope[] | Verdict | undef
     return { kind: 'wait', scope: r, until: byRoute };
   }
   // Both closed (the success path): no probe, and no array made to say so.
-  if (byOrigin === byRoute && byRoute === 'send') return undefined;
-  return [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
-}
-
-function admit([o, r]: Scopes, now: number, latest: number): Verdict {
-  const probes = askBreakers(o, r, now);
-  if (probes && !Array.isArray(probes)) return probes;
+  const probes =
+    byOrigin === byRoute && byRoute === 'send'
+      ? undefined
+      : [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
   let at = now;
   let holdProbe: Scope | undefined;
@@ -167,7 +167,8 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   // now always may.
   if (at > latest && (at > now || probes)) {
     if (probes) giveBack(probes, now);
-    return { kind: 'late', at };
+    const due = Math.min(Math.max(o.pacer.proof, r.pacer.proof), latest);
+    return { kind: 'late', at, proof: due - now };
   }
   o.inFlight++;
   r.inFlight++;
@@ -213,16 +214,6 @@ function isOriginWide(c: Control, { origin: o, route: r }: Pass, ended: Ended): 
   );
 }
 
-/** The pass's route's breaker opened while another route's was open too: the origin is broken. */
-function escalate(c: Control, { origin: o, route: r }: Pass, now: number): void {
-  for (const scope of c.scopes.values()) {
-    if (scope.parent === o && scope !== r && !isClosed(scope)) {
-      o.breaker?.trip(now);
-      return;
-    }
-  }
-}
-
 /**
  * Counts the attempt: a success for the origin and its route; a failure or throttle for its own
  * scope (the origin's for a fault of the connection, else the route's).
@@ -234,9 +225,15 @@ function countOutcome(c: Control, pass: Pass, ended: Ended): void {
   for (const scope of counted) {
     const before = scope.breaker?.state;
     (probes.includes(scope) ? recordProbe : record)(scope, now, result as Counted);
-    // Only a route's breaker opening escalates to its origin.
+    // A route's breaker opened while another route's was open too: the origin is broken (only a
+    // route's breaker opening escalates to its origin).
     if (scope !== o && before === 'closed' && scope.breaker?.state === 'open') {
-      escalate(c, pass, now);
+      for (const other of c.scopes.values()) {
+        if (other.parent === o && other !== r && !isClosed(other)) {
+          o.breaker?.trip(now);
+          break;
+        }
+      }
     }
   }
   for (const scope of probes) {
@@ -343,19 +340,6 @@ function isStillAdmitted({ origin, route, probes = [], decided: d }: Pass): bool
   );
 }
 
-/**
- * Whether a retry to route `r` of origin `o` is free of the retry budget: paced, or mostly
- * succeeding (the route's own successes and failures: the origin's connection faults are counted
- * there too).
- */
-function isBudgetFree(o: Scope, r: Scope, now: number): boolean {
-  const { successes, failures, throttles } = r.window.counts(now);
-  const faults = o.window.counts(now).failures;
-  return (
-    !!(o.pacer.shared.base || r.pacer.shared.base) || failures + throttles + faults < successes
-  );
-}
-
 export function createLoadControl(settings: LoadControlSettings): LoadControl {
   // With the breaker and pacing off (the budget alone), a shared state has nothing to steer.
   const store = ((settings.circuitBreaker || settings.pacing) && settings.store) || memoryStore();
@@ -395,9 +379,16 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const t = now + store.clockOffset();
       const o = scopes.get(origin);
       const r = scopes.get(routeKey(origin, route));
+      // A retry is free of the retry budget when paced, or mostly succeeding (the route's own
+      // successes and failures: the origin's connection faults are counted there too).
+      const counts = r?.window.counts(t);
       return {
         paced: [o, r].some((scope) => scope && isHeld(scope, t)),
-        retryIsFree: !!o && !!r && isBudgetFree(o, r, t),
+        retryIsFree:
+          !!o &&
+          !!counts &&
+          (!!(o.pacer.shared.base || r?.pacer.shared.base) ||
+            counts.failures + counts.throttles + o.window.counts(t).failures < counts.successes),
       };
     },
     scopes: () => scopes.values(),

@@ -24,9 +24,17 @@ export interface Pacer {
    * caller when it is no later than `latest`; a later one is returned but not reserved. During a
    * hold, once every `probeEveryMs` (within a second for a hold another client set), the call
    * that comes then goes at once as a probe (its slot is before `holdUntil`), unless `mayProbe`
-   * is false. No call waits for a probe: the others learn when the hold ends, and fail at once.
+   * is false. A call held past its latest fails at once on a hold that is this client's evidence
+   * (`proof`), else waits for its probe (gate.ts).
    */
   reserve(now: number, latest: number, mayProbe?: boolean): number;
+  /**
+   * As of the last `reserve`: while a hold this client has no evidence of holds (another
+   * client's, a write: not set here), when its probe is due, or a second after this client's last
+   * probe of it (its answer is known by then: a throttle makes the hold this client's own, a
+   * success ends it); else 0.
+   */
+  proof: number;
   /**
    * A throttle signal, and the counts of the scope paced at `now`. `waitMs` is the server's own
    * wait.
@@ -398,6 +406,7 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
   };
   const pacer: Pacer = {
     shared: unpacedState(),
+    proof: 0,
     rate(now) {
       const s = settled(pacer.shared, pacing, now);
       return s.base ? rateAt(s, now) : undefined;
@@ -405,27 +414,25 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
     reserve(now, latest, mayProbe = true) {
       const s = settled(pacer.shared, pacing, now);
       pacer.shared = s;
-      // A hold another client set is probed sooner (see `reserve`).
+      const last = Math.max(s.heldAt, own.probed);
+      pacer.proof = s.heldAt !== own.probed ? last + FOREIGN_HOLD_PROBE_MS : 0;
       const every = Math.min(
         own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity,
         settings.probeEveryMs,
       );
-      if (mayProbe && now < s.holdUntil && now >= Math.max(s.heldAt, own.probed) + every) {
+      if (mayProbe && now < s.holdUntil && now >= last + every) {
         own.probed = now;
         return now;
       }
       if (!s.base) return now < s.holdUntil ? heldSlot(s, latest, settings.random) : now;
-      // The rate was set again (a cut, a release): the slots reserved ahead are reserved again,
-      // the first a gap after the decision, not in a burst at it.
+      // A rate set anew (a cut, a release): the slots ahead too, the first a gap after, no burst.
       const share = sharing.share();
       if (s.decidedAt !== own.seen)
         own.next = Math.min(own.next, s.decidedAt + gapAfter(s, s.decidedAt, share));
       own.seen = s.decidedAt;
-      // A rate is a guess: a call that cannot wait for its slot goes when the hold (the server's
-      // word) ends, over the pace, rather than fail.
+      // A rate is a guess: a call that cannot wait for its slot goes at the hold's end, over pace.
       const slot = Math.max(now, s.holdUntil, Math.min(own.next, latest));
-      // At the rate of now: slots handed out ahead do not count on a climb not yet made (but a
-      // release or a slow start, whose calls take their slots at once, ramps as planned).
+      // At now's rate, not a climb yet to come (a release's or slow start's slots ramp as planned).
       if (slot <= latest)
         own.next = slot + gapAfter(s, s.releasing || s.slowStart ? slot : now, share);
       return slot;

@@ -12,8 +12,8 @@ export interface SleepOptions {
   readonly canceled: () => unknown;
   /** Runs once the timer is set; a promise it returns is waited for as well. */
   readonly onSet?: () => unknown;
-  /** Ends the wait as if its time had come. */
-  readonly wake?: Interruption;
+  /** Ends the wait as if its time had come: subscribes it, and returns the unsubscribe functions. */
+  readonly wake?: (wake: () => void) => readonly (() => void)[];
 }
 
 /**
@@ -53,7 +53,7 @@ export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOption
     };
     // A wake ends the wait as if its time had come. It is listened to first, so that an
     // interruption that fires at once (a call already canceled) removes it too.
-    if (wake) unsubscribes.push(wake.subscribe(timeUp));
+    if (wake) unsubscribes.push(...wake(timeUp));
     if (cancel) unsubscribes.push(cancel.subscribe(() => fail(canceled())));
     try {
       const scheduled = onSet?.() as PromiseLike<unknown> | undefined;
