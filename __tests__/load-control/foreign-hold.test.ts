@@ -71,4 +71,14 @@ describe('a hold another client left in the store', () => {
     expect(failureIn(await settle(client.get('/items'))).code).toBe('ERR_RATE_LIMITED');
     expect(Date.now()).toBe(later);
   });
+
+  it('leaves a hold this client set itself as it was: a call it holds past its latest fails at once', async () => {
+    const { client, mock } = mockClient({ ...OPTIONS, retries: 0 });
+    mock.onGet('/items').reply(429, '', { 'retry-after': '30' });
+    await settle(client.get('/items'));
+    const later = Date.now();
+    expect(failureIn(await settle(client.get('/items'))).code).toBe('ERR_RATE_LIMITED');
+    expect(Date.now()).toBe(later);
+    expect(mock.history.get).toHaveLength(1);
+  });
 });

@@ -405,6 +405,27 @@ describe('createLoadControl: breaker and waiters', () => {
     expect(c.admit(O, 0, Infinity)).toEqual({ until: 500 });
   });
 
+  it("makes a call the probe of both breakers when the origin's and the route's breaks end together", () => {
+    const c = control({ pacing: false });
+    for (let i = 0; i < 4; i++) attempt(c, 0, true, 503); // the route's breaker opens (500 ms)
+    for (let i = 0; i < 4; i++) c.observe(O, 0, { failed: true }); // the origin's, on faults
+    expect(c.admit(O, 0, Infinity)).toEqual({ until: 500 });
+    const probe = passOf(c.admit(O, 500, Infinity));
+    expect(probe.probe).toBe(true);
+    expect(probe.pass.probes).toHaveLength(2);
+  });
+
+  it("gives the origin's probe back when the route's break is not over, for the next call to take", () => {
+    const c = control({ pacing: false });
+    for (let i = 0; i < 4; i++) c.observe(O, 0, { failed: true }); // the origin's: to 500 ms
+    for (let i = 0; i < 4; i++) c.observe(O, 100, { failed: true, status: 503 }); // the route's: to 600
+    // At 550 the origin would let a probe through, but the route holds the call: the origin's
+    // probe is given back, and at 600 the next call probes both (not held for a probe that never went).
+    expect(c.admit(O, 550, Infinity)).toEqual({ until: 600 });
+    const probe = passOf(c.admit(O, 600, Infinity));
+    expect(probe.pass.probes).toHaveLength(2);
+  });
+
   it("counts the breaker's failures over its own windowMs when it is not the pacing window", () => {
     const c = control({}, { circuitBreaker: { ...breaker, windowMs: 5000 } });
     for (let i = 0; i < 4; i++) attempt(c, i * 1500, true);
