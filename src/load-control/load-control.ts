@@ -167,6 +167,8 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   // now always may.
   if (at > latest && (at > now || probes)) {
     if (probes) giveBack(probes, now);
+    // The pacers' `proof` is as of their `reserve` just above; a probe reserves nothing, but is
+    // late only once `now` is past `latest`, so that `due - now` is below 0 whatever it says.
     const due = Math.min(Math.max(o.pacer.proof, r.pacer.proof), latest);
     return { kind: 'late', at, proof: due - now };
   }
