@@ -172,6 +172,15 @@ export async function runMode(
   mode: Mode,
   attach: AttachRetry = attachRetry,
 ): Promise<RunOutcome> {
+  return (await traceMode(c, mode, attach)).outcome;
+}
+
+/** A run of one mode, with every answer the server gave in it (a case's trace: trace-case.ts). */
+export async function traceMode(
+  c: Case,
+  mode: Mode,
+  attach: AttachRetry = attachRetry,
+): Promise<{ readonly outcome: RunOutcome; readonly answers: readonly Answered[] }> {
   const notes: Answered[] = [];
   const done = { ok: 0 };
   const openings = { count: 0 };
@@ -188,7 +197,7 @@ export async function runMode(
     completionMs = Math.max(completionMs, call.settledAtMs);
     if (call.failure) failures[call.failure] = (failures[call.failure] ?? 0) + 1;
   }
-  return {
+  const outcome: RunOutcome = {
     jobs: c.workload.jobs,
     jobsOk: done.ok,
     completionMs,
@@ -197,6 +206,7 @@ export async function runMode(
     breakerOpenings: openings.count,
     failures,
   };
+  return { outcome, answers: notes };
 }
 
 /**
