@@ -441,6 +441,21 @@ describe('createLoadControl: breaker and waiters', () => {
     expect(slots).toEqual([500, 500, 500]);
   });
 
+  // Issue 21 (seed 183 of the search): a spread is no rate the origin was seen to take. Capped at
+  // twice it for healthyAfterMs, the four calls of a closed loop went at 8 a second for 5 s.
+  it('spreads the calls that waited over a second when the origin never succeeded, and paces nothing after that second', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    for (let i = 0; i < 4; i++) c.onChange(O, i, () => undefined);
+    c.settle(passOf(c.admit(O, 500, Infinity)).pass, 500, { failed: false });
+    // Four waited: the first goes at once, the next a quarter second later (4 a second).
+    const spread = Array.from({ length: 2 }, () => passOf(c.admit(O, 500, Infinity)).at);
+    expect(spread[0]).toBe(500);
+    expect(spread[1]).toBeCloseTo(750, -1);
+    const after = Array.from({ length: 3 }, () => passOf(c.admit(O, 1500, Infinity)).at);
+    expect(after).toEqual([1500, 1500, 1500]);
+  });
+
   it('releases at the last good rate measured at the first failure', () => {
     const c = control({ pacing: false });
     for (let i = 0; i < 20; i++) attempt(c, i * 10, false); // 100 per second
@@ -449,6 +464,9 @@ describe('createLoadControl: breaker and waiters', () => {
     c.settle(passOf(c.admit(O, 2000, Infinity)).pass, 2000, { failed: false });
     const slots = Array.from({ length: 2 }, () => passOf(c.admit(O, 2000, Infinity)).at);
     expect(slots).toEqual([2000, 2010]);
+    // A rate the origin took is paced past the first second, until healthyAfterMs.
+    const later = Array.from({ length: 2 }, () => passOf(c.admit(O, 3000, Infinity)).at);
+    expect((later[1] as number) - (later[0] as number)).toBe(5); // twice the rate
   });
 
   it('wakes the calls waiting for the breaker only when a probe settles, oldest first', () => {
