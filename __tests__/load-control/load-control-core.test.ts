@@ -70,7 +70,7 @@ function control(
     retryIsFree: (origin: string, now: number) => c.standing([origin, ROUTE], now).retryIsFree,
     /** Subscribes to every scope seen so far (the gate subscribes to those of its verdict). */
     onChange: (_origin: string, startedAt: number, wake: () => void, forSlot = false) => {
-      const offs = [...seen].map((scope) => c.waiters(scope, forSlot).add(startedAt, wake));
+      const offs = [...seen].map((scope) => c.waiters(scope, forSlot).enqueue(startedAt, wake));
       return () => {
         for (const off of offs) off();
       };

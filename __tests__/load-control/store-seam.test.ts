@@ -123,7 +123,7 @@ describe('load control over a shared store', () => {
     const waiting = b!.admit([O, ROUTE], 1, Infinity);
     expect(waiting.kind).toBe('wait');
     const woken = jest.fn();
-    if (waiting.kind === 'wait') b!.waiters(waiting.scope).add(1, woken);
+    if (waiting.kind === 'wait') b!.waiters(waiting.scope).enqueue(1, woken);
     const after = breaker.breakDurationMs * 1.1;
     const probe = a!.admit([O, ROUTE], after, Infinity);
     expect(probe.kind === 'go' && probe.pass.probes?.length).toBe(1);
@@ -170,7 +170,7 @@ describe('load control over a shared store', () => {
     const first = a!.admit([O, ROUTE], after, Infinity);
     expect(first).toMatchObject({ kind: 'wait', until: Infinity });
     const woken = new Promise<void>((resolve) => {
-      if (first.kind === 'wait') a!.waiters(first.scope).add(after, resolve);
+      if (first.kind === 'wait') a!.waiters(first.scope).enqueue(after, resolve);
     });
     await woken;
     const probe = a!.admit([O, ROUTE], after, Infinity);

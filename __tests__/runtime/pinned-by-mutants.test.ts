@@ -8,13 +8,13 @@ import { manualInterruption } from '../helpers/manual-interruption';
 afterEach(() => jest.useRealTimers());
 
 describe('sleep', () => {
-  const canceled = () => new Error('canceled');
+  const cancelError = () => new Error('canceled');
 
   it('ends early on a wake', async () => {
     jest.useFakeTimers();
     const { interruption, fire } = manualInterruption();
     const done = jest.fn();
-    void sleep(10_000, { canceled, wake: (w) => [interruption.subscribe(w)] }).then(done);
+    void sleep(10_000, { cancelError, wake: (w) => [interruption.subscribe(w)] }).then(done);
     fire();
     await jest.advanceTimersByTimeAsync(0);
     expect(done).toHaveBeenCalled();
@@ -25,7 +25,9 @@ describe('sleep', () => {
     jest.useFakeTimers();
     let settle: () => void = () => undefined;
     const done = jest.fn();
-    void sleep(100, { canceled, onSet: () => new Promise<void>((r) => (settle = r)) }).then(done);
+    void sleep(100, { cancelError, onSet: () => new Promise<void>((r) => (settle = r)) }).then(
+      done,
+    );
     await jest.advanceTimersByTimeAsync(200);
     expect(done).not.toHaveBeenCalled();
     settle();
@@ -39,7 +41,7 @@ describe('sleep', () => {
     let settle: () => void = () => undefined;
     const done = jest.fn();
     void sleep(100, {
-      canceled,
+      cancelError,
       wake: (w) => [interruption.subscribe(w)],
       onSet: () => new Promise<void>((r) => (settle = r)),
     }).then(done);

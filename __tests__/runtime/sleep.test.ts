@@ -7,7 +7,7 @@ afterEach(() => jest.useRealTimers());
 describe('sleep', () => {
   it('resolves after the delay, rounded up to the whole millisecond, and not before', async () => {
     const done = jest.fn();
-    void sleep(99.2, { canceled: () => new Error('unused') }).then(done);
+    void sleep(99.2, { cancelError: () => new Error('unused') }).then(done);
     await jest.advanceTimersByTimeAsync(99);
     expect(done).not.toHaveBeenCalled();
     await jest.advanceTimersByTimeAsync(1);
@@ -17,7 +17,7 @@ describe('sleep', () => {
   it('rejects at once when interrupted, and removes its timer and listener', async () => {
     const { interruption, fire, listeners } = manualInterruption();
     const canceled = new Error('canceled');
-    const slept = sleep(10_000, { cancel: interruption, canceled: () => canceled });
+    const slept = sleep(10_000, { interruption, cancelError: () => canceled });
     expect(listeners.size).toBe(1);
     fire();
     await expect(slept).rejects.toBe(canceled);
@@ -27,7 +27,7 @@ describe('sleep', () => {
 
   it('removes its listener when it resolves', async () => {
     const { interruption, listeners } = manualInterruption();
-    const slept = sleep(10, { cancel: interruption, canceled: () => new Error('unused') });
+    const slept = sleep(10, { interruption, cancelError: () => new Error('unused') });
     await jest.advanceTimersByTimeAsync(10);
     await slept;
     expect(listeners.size).toBe(0);
@@ -36,14 +36,14 @@ describe('sleep', () => {
   it('calls onScheduled once the timer is set, and rejects with what it throws', async () => {
     const timers: number[] = [];
     const first = sleep(5, {
-      canceled: () => undefined,
+      cancelError: () => undefined,
       onSet: () => timers.push(jest.getTimerCount()),
     });
     await jest.advanceTimersByTimeAsync(5);
     await first;
     const failure = new Error('hook failed');
     const slept = sleep(5, {
-      canceled: () => undefined,
+      cancelError: () => undefined,
       onSet: () => {
         throw failure;
       },

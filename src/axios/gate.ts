@@ -98,12 +98,12 @@ interface Bound {
   readonly start: number;
   /** When its call began (its first attempt). */
   readonly began: number;
-  readonly latest: number;
-  readonly reason: StopReason;
+  readonly latestAt: number;
+  readonly lateReason: StopReason;
   /** When the call must have settled: its deadline, else `Infinity`. */
-  readonly end: number;
+  readonly endAt: number;
   /** The latest it may wait for an open breaker (see `boundOf`). */
-  readonly open: number;
+  readonly openLimit: number;
 }
 
 /**
@@ -123,22 +123,22 @@ function boundOf(
   const state = config.retryState;
   const began = state?.startedAt ?? start;
   // A call with retries off has no deadline.
-  const end = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
-  const byEnd = end - Math.max(MIN_USEFUL_MS, control.latencyOf(where[0]));
+  const endAt = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
+  const byEnd = endAt - Math.max(MIN_USEFUL_MS, control.latencyOf(where[0]));
   const byWait = start + settings.maxRetryAfterMs;
-  const [latest, reason]: [number, StopReason] =
+  const [latestAt, lateReason]: [number, StopReason] =
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
   // Without a deadline, an open breaker is waited for until the call's retries could have been
   // spent at their backoff's ceilings, counted from its start: load control off would have spent
   // them on the origin, and a short outage fails no call that off would have done (issue 21).
-  let open = latest;
-  if (end === Infinity) {
+  let open = latestAt;
+  if (endAt === Infinity) {
     open = began;
     for (let n = 1; retry && n <= Math.min(retry.retries, 30); n++) {
       open += backoffCeiling(n, retry);
     }
   }
-  return { where, start, began, latest, reason, end, open: Math.min(open, latest) };
+  return { where, start, began, latestAt, lateReason, endAt, openLimit: Math.min(open, latestAt) };
 }
 
 type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
@@ -150,9 +150,9 @@ type GateCode = typeof ERR_CIRCUIT_OPEN | typeof ERR_RATE_LIMITED;
 function waitAtGate(control: LoadControl, config: InternalAxiosRequestConfig, startedAt: number) {
   return (until: number, scopes: readonly Scope[], forSlot?: boolean): Promise<void> =>
     sleep(until - now(), {
-      cancel: cancellationOf(config),
-      canceled: () => cancellationError(config),
-      wake: (wake) => scopes.map((s) => control.waiters(s, forSlot).add(startedAt, wake)),
+      interruption: cancellationOf(config),
+      cancelError: () => cancellationError(config),
+      wake: (wake) => scopes.map((s) => control.waiters(s, forSlot).enqueue(startedAt, wake)),
     });
 }
 
@@ -166,7 +166,7 @@ function pass(
   bound: Bound,
 ): Pass | Promise<Pass> {
   const { where, start } = bound;
-  const admit = (at: number): Verdict => control.admit(where, at, bound.latest);
+  const admit = (at: number): Verdict => control.admit(where, at, bound.latestAt);
   const verdict = admit(start);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const waitUntil = waitAtGate(control, config, bound.began);
@@ -174,7 +174,7 @@ function pass(
   // open breaker stops a call with no deadline as `circuit-open`.
   const stop = (code: GateCode, at: number, scope = where[0]) => {
     const stopReason =
-      code === ERR_CIRCUIT_OPEN && bound.end === Infinity ? 'circuit-open' : bound.reason;
+      code === ERR_CIRCUIT_OPEN && bound.endAt === Infinity ? 'circuit-open' : bound.lateReason;
     const retryAfterMs = Math.max(0, Math.ceil(at - now()));
     const error: GateError = new AxiosError(
       `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; retry in ${retryAfterMs} ms`,
@@ -198,25 +198,26 @@ function pass(
           if (!admitted) control.settle(held, now(), { sentAt: now() });
         }
         if (admitted) return held;
-        continue;
-      }
-      // Held past its latest on the server's word (never a guessed rate's), as off would be; on a
-      // hold it has no evidence of (another's, a write), it waits for its probe's answer first.
-      if (v.kind === 'late') {
+      } else if (v.kind === 'late') {
+        // Held past its latest on the server's word (never a guessed rate's), as off would be; on
+        // a hold it has no evidence of (another's, a write), it waits for its probe's answer first.
         if (v.proof <= 0) throw stop(ERR_RATE_LIMITED, v.at);
         await waitUntil(now() + v.proof, []);
-        continue;
+      } else {
+        // An open breaker: the call waits within its bound (`boundOf`), woken when it changes (a
+        // probe in flight is expected back within the origin's usual latency). With a deadline, a
+        // known end past the bound fails it at once; without, it waits its bound out: off would
+        // have spent it retrying (issue 21, seed 1040: a worker failing at once drained its queue).
+        const comparable = v.until !== Infinity && bound.endAt !== Infinity;
+        if (comparable ? v.until > bound.openLimit : now() >= bound.openLimit) {
+          throw stop(
+            ERR_CIRCUIT_OPEN,
+            v.until === Infinity ? now() + control.latencyOf(where[0]) : v.until,
+            v.scope.name,
+          );
+        }
+        await waitUntil(Math.min(v.until, bound.openLimit), [v.scope]);
       }
-      // An open breaker: the call waits within its bound (`boundOf`), woken when it changes (a
-      // probe in flight is expected back within the origin's usual latency). With a deadline, a
-      // known end past the bound fails it at once; without, it waits its bound out: off would have
-      // spent it retrying (issue 21, seed 1040: a worker failing at once drained its queue).
-      const expected = v.until === Infinity ? now() + control.latencyOf(where[0]) : v.until;
-      const comparable = v.until !== Infinity && bound.end !== Infinity;
-      if (comparable ? v.until > bound.open : now() >= bound.open) {
-        throw stop(ERR_CIRCUIT_OPEN, expected, v.scope.name);
-      }
-      await waitUntil(Math.min(v.until, bound.open), [v.scope]);
     }
   })();
 }
@@ -264,7 +265,7 @@ function gatedAdapter(
       if (waited > 0 && state) {
         config.retryState = { ...state, waitedMs: (state.waitedMs ?? 0) + waited };
         // The attempt's timeout was set before the wait: what is left of the deadline now.
-        if (bound.end < Infinity) clampTimeout(config, bound.end - now());
+        if (bound.endAt < Infinity) clampTimeout(config, bound.endAt - now());
       }
       return sendThrough(held, now());
     });

@@ -262,8 +262,8 @@ function pause(
   const retryCount = state.retryCount + 1;
   releaseResponse(failure);
   return sleep(delayMs, {
-    cancel: cancellationOf(config),
-    canceled: () =>
+    interruption: cancellationOf(config),
+    cancelError: () =>
       stopped(cancellationError(config), { ...state, stopReason: 'canceled' }, config),
     onSet: () => {
       const event = Object.freeze({ retryCount, delayMs, error: failure, config });

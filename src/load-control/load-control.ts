@@ -86,7 +86,7 @@ export interface LoadControl {
    * The calls waiting for the scope's breaker to change, or (`forSlot`) for the scope to be no
    * longer paced: each is woken once it does.
    */
-  waiters(scope: Scope, forSlot?: boolean): Pick<WaitQueue, 'add'>;
+  waiters(scope: Scope, forSlot?: boolean): WaitQueue;
   /** The smoothed time an attempt to this origin takes. */
   latencyOf(origin: string): number;
   /**
@@ -386,11 +386,13 @@ export function createLoadControl(settings: LoadControlSettings): LoadControl {
       const counts = r?.window.counts(t);
       return {
         paced: [o, r].some((scope) => scope && isHeld(scope, t)),
-        retryIsFree:
-          !!o &&
-          !!counts &&
-          (!!(o.pacer.shared.base || r?.pacer.shared.base) ||
-            counts.failures + counts.throttles + o.window.counts(t).failures < counts.successes),
+        retryIsFree: !!(
+          o &&
+          counts &&
+          (o.pacer.shared.base ||
+            r?.pacer.shared.base ||
+            counts.failures + counts.throttles + o.window.counts(t).failures < counts.successes)
+        ),
       };
     },
     scopes: () => scopes.values(),

@@ -14,10 +14,9 @@ export interface ScopeCache<T> {
 export function createScopeCache<T>(max: number, busy: (entry: T) => boolean): ScopeCache<T> {
   const entries = new Map<string, T>();
   let lastKey: string | undefined;
-  return {
-    get: (key) => entries.get(key),
-    values: () => entries.values(),
-    use(key, create) {
+  // The map itself answers `get` and `values`.
+  return Object.assign(entries, {
+    use(key: string, create: () => T): T {
       let entry = entries.get(key);
       // Recency matters only once the cache is half full (before, nothing is forgotten): the
       // success path, which asks for the same few keys, reorders nothing until then.
@@ -37,7 +36,7 @@ export function createScopeCache<T>(max: number, busy: (entry: T) => boolean): S
       lastKey = key;
       return entry;
     },
-  };
+  });
 }
 
 /**

@@ -51,7 +51,7 @@ export function throttleSignal(
   scope: ScopeView,
   now: number,
 ): ThrottleSignal | undefined {
-  const { status, rateLimit, sentAt } = answer;
+  const { status, rateLimit, sentAt, waitMs } = answer;
   const { successes, throttles } = scope.counts;
   // A reset past a day is garbage to a hold (it stops the call it throttled: policy.ts).
   const resetMs = serverWait(rateLimit?.resetMs);
@@ -87,7 +87,6 @@ export function throttleSignal(
       searchRate: !(rateLimit?.periodMs || reset > 1000),
     };
   }
-  const waitMs = answer.waitMs;
   if (status === 429 || (status === 503 && waitMs !== undefined)) {
     // A wait of two seconds at most (an HTTP date names the second after the one it ends in)
     // after fewer successes than MIN_REFUSED names no period either: a bucket a few deep that

@@ -2,27 +2,25 @@
 export interface WaitQueue {
   readonly size: number;
   /** Adds a call that started at `startedAt`; returns its removal. */
-  add(startedAt: number, wake: () => void): () => void;
+  enqueue(startedAt: number, wake: () => void): () => void;
   wakeAll(): void;
 }
 
 export function createWaitQueue(): WaitQueue {
-  let waiters: { readonly startedAt: number; readonly wake: () => void }[] = [];
-  return {
-    get size() {
-      return waiters.length;
-    },
-    add(startedAt, wake) {
+  const waiters = new Set<{ readonly startedAt: number; readonly wake: () => void }>();
+  // The set itself answers `size`.
+  return Object.assign(waiters, {
+    enqueue(startedAt: number, wake: () => void) {
       const waiter = { startedAt, wake };
-      waiters.push(waiter);
+      waiters.add(waiter);
       return () => {
-        waiters = waiters.filter((w) => w !== waiter);
+        waiters.delete(waiter);
       };
     },
     wakeAll() {
-      const woken = waiters.sort((a, b) => a.startedAt - b.startedAt);
-      waiters = [];
+      const woken = [...waiters].sort((a, b) => a.startedAt - b.startedAt);
+      waiters.clear();
       for (const waiter of woken) waiter.wake();
     },
-  };
+  });
 }

@@ -203,21 +203,23 @@ export function resolveClientOptions(options: RetryOptions = {}): ClientSettings
     '',
   ) as RetryOptions;
   const breaker = group<CircuitBreakerSettings>(circuitBreaker, BREAKER_SCHEMA, 'circuitBreaker.');
-  const longest =
-    breaker &&
-    ruled(
-      'circuitBreaker.maxBreakDurationMs',
-      range(`[${breaker.breakDurationMs}, ∞)`),
-      // The longest break follows a longer break given alone. (The breaker is on: its options
-      // were given, or not at all.)
-      (circuitBreaker as CircuitBreakerOptions | undefined)?.maxBreakDurationMs ??
-        Math.max(breaker.maxBreakDurationMs, breaker.breakDurationMs),
-    );
   return {
+    // First: its longest break is checked right after its group, before the other options (the
+    // first bad option is the one named).
+    circuitBreaker: breaker && {
+      ...breaker,
+      maxBreakDurationMs: ruled(
+        'circuitBreaker.maxBreakDurationMs',
+        range(`[${breaker.breakDurationMs}, ∞)`),
+        // The longest break follows a longer break given alone. (The breaker is on: its options
+        // were given, or not at all.)
+        (circuitBreaker as CircuitBreakerOptions | undefined)?.maxBreakDurationMs ??
+          Math.max(breaker.maxBreakDurationMs, breaker.breakDurationMs),
+      ),
+    },
     given,
     options: resolve(given, ''),
     budget: group<RetryBudgetSettings>(retryBudget, BUDGET_SCHEMA, 'retryBudget.'),
-    circuitBreaker: breaker && { ...breaker, maxBreakDurationMs: longest as number },
     pacing: group<PacingSettings>(pacing, PACING_SCHEMA, 'pacing.'),
     store,
   };

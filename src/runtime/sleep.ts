@@ -7,9 +7,9 @@ export interface Interruption {
 
 /** How a wait may end early, and what runs once its timer is set. */
 export interface SleepOptions {
-  /** Rejects the wait with `canceled()` as soon as it fires (a cancellation). */
-  readonly cancel?: Interruption | undefined;
-  readonly canceled: () => unknown;
+  /** Rejects the wait with `cancelError()` as soon as it fires (a cancellation). */
+  readonly interruption?: Interruption | undefined;
+  readonly cancelError: () => unknown;
   /** Runs once the timer is set; a promise it returns is waited for as well. */
   readonly onSet?: () => unknown;
   /** Ends the wait as if its time had come: subscribes it, and returns the unsubscribe functions. */
@@ -18,7 +18,7 @@ export interface SleepOptions {
 
 /**
  * The one wait of the package: resolves after `ms`, or earlier when `wake` fires, and rejects
- * with `canceled()` as soon as `cancel` fires (a cancellation). Either way the timer
+ * with `cancelError()` as soon as `interruption` fires (a cancellation). Either way the timer
  * and every listener are gone when it settles, so nothing keeps a process alive. A delay longer
  * than a runtime timer holds is waited in full (chained timers), never cut short.
  *
@@ -26,7 +26,10 @@ export interface SleepOptions {
  * What it throws rejects the wait at once; a promise it returns is waited for as well, and its
  * rejection rejects the wait the same way.
  */
-export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOptions): Promise<void> {
+export function sleep(
+  ms: number,
+  { interruption, cancelError, onSet, wake }: SleepOptions,
+): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // Clears the timer and removes every listener.
     const release = (): void => {
@@ -54,7 +57,7 @@ export function sleep(ms: number, { cancel, canceled, onSet, wake }: SleepOption
     // A wake ends the wait as if its time had come. It is listened to first, so that an
     // interruption that fires at once (a call already canceled) removes it too.
     if (wake) unsubscribes.push(...wake(timeUp));
-    if (cancel) unsubscribes.push(cancel.subscribe(() => fail(canceled())));
+    if (interruption) unsubscribes.push(interruption.subscribe(() => fail(cancelError())));
     try {
       const scheduled = onSet?.() as PromiseLike<unknown> | undefined;
       if (typeof scheduled?.then === 'function') scheduled.then(done, fail);
