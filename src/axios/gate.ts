@@ -130,7 +130,8 @@ function boundOf(
     byWait < byEnd ? [byWait, 'retry-after-too-long'] : [byEnd, 'deadline'];
   // Without a deadline, an open breaker is waited for until the call's retries could have been
   // spent at their backoff's ceilings, counted from its start: load control off would have spent
-  // them on the origin, and a short outage fails no call that off would have done (issue 21).
+  // them on the origin, and a short outage fails no call that off would have done (issue 21,
+  // seed 1040: a worker failing at once drained its queue).
   let open = latestAt;
   if (endAt === Infinity) {
     open = began;
@@ -205,9 +206,8 @@ function pass(
         await waitUntil(now() + v.proof, []);
       } else {
         // An open breaker: the call waits within its bound (`boundOf`), woken when it changes (a
-        // probe in flight is expected back within the origin's usual latency). With a deadline, a
-        // known end past the bound fails it at once; without, it waits its bound out: off would
-        // have spent it retrying (issue 21, seed 1040: a worker failing at once drained its queue).
+        // probe in flight is expected back within the origin's usual latency). A known end past
+        // the bound fails a call with a deadline at once; without one, it waits the bound out.
         const comparable = v.until !== Infinity && bound.endAt !== Infinity;
         if (comparable ? v.until > bound.openLimit : now() >= bound.openLimit) {
           throw stop(
