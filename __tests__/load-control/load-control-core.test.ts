@@ -441,21 +441,6 @@ describe('createLoadControl: breaker and waiters', () => {
     expect(slots).toEqual([500, 500, 500]);
   });
 
-  // Issue 21 (seed 183 of the search): a spread is no rate the origin was seen to take. Capped at
-  // twice it for healthyAfterMs, the four calls of a closed loop went at 8 a second for 5 s.
-  it('spreads the calls that waited over a second when the origin never succeeded, and paces nothing after that second', () => {
-    const c = control();
-    for (let i = 0; i < 4; i++) attempt(c, 0, true);
-    for (let i = 0; i < 4; i++) c.onChange(O, i, () => undefined);
-    c.settle(passOf(c.admit(O, 500, Infinity)).pass, 500, { failed: false });
-    // Four waited: the first goes at once, the next a quarter second later (4 a second).
-    const spread = Array.from({ length: 2 }, () => passOf(c.admit(O, 500, Infinity)).at);
-    expect(spread[0]).toBe(500);
-    expect(spread[1]).toBeCloseTo(750, -1);
-    const after = Array.from({ length: 3 }, () => passOf(c.admit(O, 1500, Infinity)).at);
-    expect(after).toEqual([1500, 1500, 1500]);
-  });
-
   it('releases at the last good rate measured at the first failure', () => {
     const c = control({ pacing: false });
     for (let i = 0; i < 20; i++) attempt(c, i * 10, false); // 100 per second

@@ -49,10 +49,9 @@ export interface Pacer {
   room(now: number, sentAt: number): void;
   /**
    * A breaker closed: release at the rate the scope handled before it failed, ramping up to
-   * twice that within a second; unpaced `healthyAfterMs` after `signalAt` with no throttle signal
-   * since (`now`; earlier for a release that paces less long: scope.ts).
+   * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
    */
-  release(now: number, lastGoodRate: number, signalAt: number): void;
+  release(now: number, lastGoodRate: number): void;
 }
 
 /**
@@ -343,20 +342,15 @@ function holdEnded(s: PaceState, now: number): PaceState {
 
 /**
  * A breaker closed: the rate starts at the last good rate (floored by the caller) and ramps up
- * fast (see `release`), from the release's signal (`lastSignal`).
+ * fast (see `release`).
  */
-function released(
-  s: PaceState,
-  now: number,
-  pace: Pick<PaceState, 'base' | 'lastSignal'>,
-): PaceState {
+function released(s: PaceState, now: number, rate: number): PaceState {
   return {
     ...s,
-    ...{ overloadSince: Infinity, decidedAt: now, releasing: true },
+    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
     ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
     // Paced (`pace`): the climb starts now, or when the hold ends.
-    since: Math.max(now, s.holdUntil),
-    ...pace,
+    ...{ base: rate, since: Math.max(now, s.holdUntil) },
   };
 }
 
@@ -456,10 +450,8 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
         pacer.endHold(now);
     },
-    release: (now, rate, signalAt) =>
-      change((s) =>
-        released(s, now, { base: Math.max(pacing.minRatePerSecond, rate), lastSignal: signalAt }),
-      ),
+    release: (now, rate) =>
+      change((s) => released(s, now, Math.max(pacing.minRatePerSecond, rate))),
   };
   return pacer;
 }

@@ -101,9 +101,6 @@ export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) =>
   }));
 }
 
-/** A breaker's release with no rate known spreads the waiting calls over this long. */
-const SPREAD_MS = 1000;
-
 /** The scope's shared state as known here. */
 const sharedOf = (scope: Scope): SharedScope => ({
   version: scope.version,
@@ -150,16 +147,12 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
   if (circuitBreaker) {
     const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
     const where = whereOf(scope);
-    // Released oldest first, at the rate the scope handled before it failed, or spread over a
-    // second when that is unknown: a spread is no rate the origin was seen to take, and paces
-    // that second only (its signal dated back so that `healthyAfterMs` ends with it). With
-    // neither, there is nothing to spread. Both are this client's: the rate released is the
-    // fleet's, as many times that as clients share it.
+    // Released oldest first, at the rate the scope handled before it failed (or spread over a
+    // second when that is unknown); with neither, there is nothing to spread. Both are this
+    // client's: the rate released is the fleet's, as many times that as clients share it.
     const onClose = (now: number): void => {
-      const good = scope.lastGoodRate;
-      const rate = (good || scope.waiters.size) * store.clients();
-      const signalAt = good ? now : now + SPREAD_MS - settings.pacing.healthyAfterMs;
-      if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate, signalAt));
+      const rate = (scope.lastGoodRate || scope.waiters.size) * store.clients();
+      if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
     };
     (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker({
       scope: where,
