@@ -137,6 +137,37 @@ describe('a connection that dies part-way through the body', () => {
   );
 });
 
+describe('a kept-alive socket that the server closed while it was idle', () => {
+  // Issue 21, found with a scratch app: a server (or a middlebox) that drops idle keep-alive
+  // sockets resets the next request sent on each. Counted as the origin's failures, ten such
+  // resets after an idle second opened its breaker, and every burst waited for a probe.
+  it('resets of reused sockets do not open the breaker: every call is retried on a new one', async () => {
+    // The sockets of the warm-up go stale: each is reset at its next request.
+    const stale = new WeakSet<object>();
+    server = await startServer((arrival, res, req) => {
+      if (stale.delete(req.socket)) return void req.socket.destroy();
+      if (arrival.url === '/warm') stale.add(req.socket);
+      res.end('ok');
+    });
+    const agent = new http.Agent({ keepAlive: true });
+    // Twelve sockets opened and left idle, by a client without retries.
+    const plain = axios.create({ baseURL: server.url, httpAgent: agent });
+    await Promise.all(Array.from({ length: 12 }, () => plain.get('/warm')));
+    const changes: string[] = [];
+    const client = clientFor(
+      server.url,
+      { circuitBreaker: { onStateChange: (change) => changes.push(change.state) } },
+      { httpAgent: agent },
+    );
+    const responses = await Promise.all(Array.from({ length: 12 }, () => client.get('/items')));
+    agent.destroy();
+    expect(responses.map((r) => r.data)).toEqual(Array(12).fill('ok'));
+    // Each call met a reset, and none waited for a breaker.
+    expect(responses.filter((r) => r.config.retryState?.retryCount).length).toBeGreaterThan(0);
+    expect(changes).toEqual([]);
+  });
+});
+
 describe('a retried responseType: stream call', () => {
   it("releases the failed attempt's response, so a one-socket keep-alive agent is not held", async () => {
     server = await startServer((_arrival, res) => {

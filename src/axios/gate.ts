@@ -62,8 +62,14 @@ const endingsOf =
   (response: AxiosResponse | undefined, error: AxiosError | undefined, sentAt: number): Ending => {
     if (!response) {
       const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
-      if (kind !== 'transient') return { sentAt };
-      return { result: 'failure', originWide: !ROUTE_FAULTS.has(error?.code), sentAt };
+      const originWide = !ROUTE_FAULTS.has(error?.code);
+      // A connection's fault on a kept-alive socket that the server (or a middlebox) closed while
+      // idle (a reset, a hang-up) says nothing of the origin: Node's docs retry it at once
+      // (`request.reusedSocket`, on the request follow-redirects sends), as the call does.
+      // Counted, ten of them after an idle second opened the origin's breaker.
+      if (kind !== 'transient' || (error?.request?._currentRequest?.reusedSocket && originWide))
+        return { sentAt };
+      return { result: 'failure', originWide, sentAt };
     }
     // The success path: a plain success that says nothing of rate limits needs no more reading.
     if (isPlainSuccess(response)) return { result: 'success', sentAt };
