@@ -65,8 +65,8 @@ const endingsOf =
       const originWide = !ROUTE_FAULTS.has(error?.code);
       // A connection's fault on a kept-alive socket that the server (or a middlebox) closed while
       // idle (a reset, a hang-up) says nothing of the origin: Node's docs retry it at once
-      // (`request.reusedSocket`, on the request follow-redirects sends), as the call does.
-      // Counted, ten of them after an idle second opened the origin's breaker.
+      // (`request.reusedSocket`, on the request follow-redirects sends: with `maxRedirects: 0`
+      // it is not read), as the call does. Counted, ten after an idle second opened the breaker.
       if (kind !== 'transient' || (error?.request?._currentRequest?.reusedSocket && originWide))
         return { sentAt };
       return { result: 'failure', originWide, sentAt };
