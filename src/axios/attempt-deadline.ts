@@ -51,8 +51,9 @@ export function boundAttempt(config: InternalAxiosRequestConfig, ms: number): vo
  * config back the caller's signal. Returns `true` when the bound is what ended the attempt, else `undefined`.
  */
 export function settleAttempt(config: InternalAxiosRequestConfig | undefined): true | undefined {
-  const signal = config?.signal as object | undefined;
-  const attempt = signal && attempts.get(signal);
+  const signal = config?.signal as object;
+  // (A WeakMap answers `undefined` for a key that is not an object.)
+  const attempt = attempts.get(signal);
   if (!attempt) return;
   attempts.delete(signal);
   attempt.release();

@@ -16,14 +16,14 @@ export function askShouldRetry(
   error: AxiosError,
   state: RetryState,
 ): Promise<boolean | undefined> | undefined {
-  const { shouldRetry, deadlineMs } = options;
+  const shouldRetry = options.shouldRetry;
   let clear!: () => void;
   return (
     shouldRetry &&
     new Promise((resolve, reject) => {
       clear = setLongTimeout(
         resolve as () => void,
-        state.startedAt + (deadlineMs ?? Infinity) - now(),
+        state.startedAt + (options.deadlineMs ?? Infinity) - now(),
       );
       Promise.resolve(shouldRetry(error, state)).then(resolve, reject);
     })

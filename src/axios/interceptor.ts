@@ -50,7 +50,7 @@ function clampToDeadline(
 ): void {
   const state = config.retryState as RetryState;
   if (!options) return;
-  if (options.deadlineMs !== undefined) {
+  if (options.deadlineMs) {
     const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
     clampTimeout(config, remaining);
     boundAttempt(config, remaining);
@@ -186,11 +186,13 @@ function stopBeforeDeciding(
   outcome: Omit<AttemptOutcome, 'verdict'>,
 ): RetryState {
   const deadlineCut = settleAttempt(failure.config);
-  const { kind, neverSent } = outcome.classification;
+  const { classification } = outcome;
   // A timeout or a cut connection (after it was sent) of a method not harmless to repeat: the
   // server may have acted on it.
   if (
-    (deadlineCut ? failure.request : kind === 'transient' && !neverSent) &&
+    (deadlineCut
+      ? failure.request
+      : classification.kind === 'transient' && !classification.neverSent) &&
     !options.methods.includes(outcome.method)
   ) {
     state = { ...state, maybePerformed: true };
@@ -259,14 +261,18 @@ function pause(
   { delayMs }: Extract<Decision, { retry: true }>,
 ): Promise<void> {
   const { config } = failure;
-  const retryCount = state.retryCount + 1;
   releaseResponse(failure);
   return sleep(delayMs, {
     interruption: cancellationOf(config),
     cancelError: () =>
       stopped(cancellationError(config), { ...state, stopReason: 'canceled' }, config),
     onSet: () => {
-      const event = Object.freeze({ retryCount, delayMs, error: failure, config });
+      const event = Object.freeze({
+        retryCount: state.retryCount + 1,
+        delayMs,
+        error: failure,
+        config,
+      });
       publish('retry', () => event);
       return options.onRetry?.(event);
     },
@@ -310,8 +316,11 @@ async function onFailure(client: Client, error: unknown): Promise<AxiosResponse>
     // Used alone (no request side), the call's state starts at its first failure, and the gate
     // learns of the first attempt only now.
     if (client.control) observeFailure(client.control, error, call.settings.statusCodes);
-    const key = readHeader(error.config.headers, idempotencyHeader(call.settings));
-    state = startCall(client, clockNow(), key);
+    state = startCall(
+      client,
+      clockNow(),
+      readHeader(error.config.headers, idempotencyHeader(call.settings)),
+    );
   }
   if (!call.retry) throw stopped(error, { ...state, stopReason: 'disabled', ...gateStopOf(error) });
   const retrying: Retrying = { retryOptions: call.retry, budget: client.budget, failed: error };

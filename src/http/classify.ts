@@ -57,9 +57,9 @@ export function classifyFailure(failure: Failure): Classification {
   const transient =
     codes.some((code) => TRANSIENT_CODES.has(code)) ||
     (failure.code === 'ERR_BAD_RESPONSE' && failure.message === 'stream has been aborted');
-  if (failure.status !== undefined && !transient) return { kind: 'status', neverSent: false };
   return {
-    kind: transient ? 'transient' : 'permanent',
+    kind: transient ? 'transient' : failure.status === undefined ? 'permanent' : 'status',
+    // (Never sent is a transient fault: a status or a permanent failure has none of its codes.)
     neverSent: codes.some((code) => NEVER_SENT_CODES.has(code)),
   };
 }

@@ -56,7 +56,7 @@ function fromRateLimitField(field: string): { remaining?: number; reset?: number
  * number is large enough (GitHub's and X's form).
  */
 const resetOf = (text: string | undefined, serverNow: () => number): number => {
-  const n = decimal(text) ?? Number.NaN;
+  const n = Number(decimal(text));
   // A reset of 1e9 or more is a Unix time in seconds (GitHub's and X's form), not delta-seconds;
   // one past 1e12 is a Unix time in milliseconds. (The bounds are written out: a bundle keeps
   // a named constant as a variable of its own.)

@@ -91,8 +91,9 @@ export function retryAfterMs(
   const seconds = decimal(retryAfter);
   // Rounded up: `1.234` is not 1233.9999999999998 ms.
   if (seconds !== undefined) return Math.ceil(seconds * 1000);
-  const until = parseHttpDate(retryAfter, now);
-  return until === undefined ? undefined : Math.max(0, until - serverNowOf(responseDate, now));
+  // Not a date (`undefined`): NaN, which `serverWait` reads as no wait; a date past, a wait of 0.
+  const until = parseHttpDate(retryAfter, now) as number;
+  return serverWait(until - serverNowOf(responseDate, now), Infinity);
 }
 
 /**

@@ -49,8 +49,11 @@ export const CLOSED: BreakerState = Object.freeze({
  * from its upper half so that clients do not probe in step.
  */
 function opened(s: BreakerState, now: number, b: Breaker): BreakerState {
-  const { maxBreakDurationMs, breakDurationMs } = b.settings;
-  const ceiling = Math.min(maxBreakDurationMs, breakDurationMs * 2 ** Math.min(s.failedProbes, 30));
+  const { settings } = b;
+  const ceiling = Math.min(
+    settings.maxBreakDurationMs,
+    settings.breakDurationMs * 2 ** Math.min(s.failedProbes, 30),
+  );
   return { ...s, state: 'open', openUntil: now + ceiling * (0.5 + b.random() / 2) };
 }
 
@@ -134,6 +137,9 @@ function trip(b: Breaker, now: number, failedProbe = false): void {
   );
 }
 
+/** Another client holds the lease: this one asks again a break after `now` (returned). */
+const deny = (b: Breaker, now: number): number => (b.denied = now + b.settings.breakDurationMs);
+
 /** The one probe: this client's if the lease is (or was) given to it, else ask again later. */
 function probe(b: Breaker, now: number): Admission {
   if (b.probing || b.asking) return Infinity;
@@ -144,15 +150,12 @@ function probe(b: Breaker, now: number): Admission {
     b.probing = true;
     return 'probe';
   }
-  if (taken === false) {
-    b.denied = now + b.settings.breakDurationMs;
-    return b.denied;
-  }
+  if (taken === false) return deny(b, now);
   b.asking = true;
   taken.then((yes) => {
     b.asking = false;
     b.leased = yes;
-    if (!yes) b.denied = now + b.settings.breakDurationMs;
+    if (!yes) deny(b, now);
     b.sharing.wake();
   });
   return Infinity;
@@ -189,10 +192,9 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
       if (b.shared.state !== 'closed' || result !== 'failure') return;
       const { successes, failures, throttles } = b.window.counts(now);
       const total = successes + failures + throttles;
-      const { minimumThroughput, failureRatio } = b.settings;
       // A fleet's client judges its share of the throughput, no less than half (many-processes.md).
-      const enough = minimumThroughput * Math.max(b.sharing.share(), 0.5);
-      if (total >= enough && failures >= failureRatio * total) trip(b, now);
+      const enough = b.settings.minimumThroughput * Math.max(b.sharing.share(), 0.5);
+      if (total >= enough && failures >= b.settings.failureRatio * total) trip(b, now);
     },
     trip: (now) => trip(b, now),
     adopt: (latest, now) => announce(b, now, () => (b.shared = latest)),

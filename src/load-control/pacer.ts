@@ -87,8 +87,8 @@ export interface ThrottleSignal {
 }
 
 /** A 429 that names neither a wait nor a quota. */
-export const isBare = ({ kind, waitMs, quotaPerSecond }: ThrottleSignal): boolean =>
-  kind === 'limit' && waitMs === undefined && !quotaPerSecond;
+export const isBare = (signal: ThrottleSignal): boolean =>
+  signal.kind === 'limit' && signal.waitMs === undefined && !signal.quotaPerSecond;
 
 /**
  * Successes are counted over this window to measure the rate a scope accepts (it is the window
@@ -193,7 +193,7 @@ function settled(s: PaceState, settings: PacingSettings, now: number): PaceState
 function overloadNotOurs(d: Draft, settings: PacingSettings, sentAt: number): boolean {
   if (sentAt >= d.ignoreOverloadUntil) {
     if (!(sentAt - d.overloadSince > 1200)) return false;
-    Object.assign(d, { base: 0, decidedAt: Infinity, overloadSince: Infinity });
+    Object.assign(d, { base: 0, overloadSince: Infinity, decidedAt: Infinity });
   }
   d.ignoreOverloadUntil = sentAt + settings.healthyAfterMs;
   return true;
@@ -225,9 +225,9 @@ const unproven = (d: Draft, signal: ThrottleSignal, c: OutcomeCounts): boolean =
  * park every client until a probe.
  */
 function hold(d: Draft, signal: ThrottleSignal, restMs: number): number | undefined {
-  const { kind, waitMs } = signal;
+  const { kind } = signal;
   if (kind !== 'quota' && (kind !== 'limit' || d.base)) return undefined;
-  const holdMs = waitMs ?? restMs;
+  const holdMs = signal.waitMs ?? restMs;
   const now = d.lastSignal;
   d.holdUntil = now + holdMs;
   d.heldAt = now;

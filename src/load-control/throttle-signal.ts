@@ -72,7 +72,8 @@ export function throttleSignal(
       : quota;
   // A success's short reset, rounded, says nothing (see above).
   const rounded = (status ?? 0) < 400 && !rateLimit?.periodMs && reset <= 2000;
-  if (remaining !== undefined && remaining <= scope.inFlight && !rounded) {
+  // (None: `undefined <= n` is false.)
+  if ((remaining as number) <= scope.inFlight && !rounded) {
     // A reset at the one-second floor, with no period said, names no period: the quota may be a
     // bucket that refills in milliseconds. The rate is then searched, as after a bare 429.
     return {

@@ -65,7 +65,7 @@ export const REQUEST_SCHEMA: Schema<RequestRetryOptions, Unset> = {
   maxRetryAfterMs: [...range('[0, ∞]'), 60_000],
   // Infinity: no deadline (a request turns the client's off).
   deadlineMs: range('(0, ∞]'),
-  idempotencyKey: [(v) => typeof v === 'boolean' || isObject(v), 'a boolean or an object', false],
+  idempotencyKey: [(v) => v === !!v || isObject(v), 'a boolean or an object', false],
   onRetry: FUNCTION,
   propagate: [(v) => v === !!v, 'a boolean'],
   retryDelay: FUNCTION,
@@ -165,9 +165,8 @@ const checkedRandom =
 /** Fills in the defaults of options that were checked already. */
 function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
   // Both given: a base over the ceiling is a mistake (a ceiling given alone may cut the default).
-  const { baseDelayMs, maxDelayMs } = given;
-  if (maxDelayMs !== undefined) {
-    ruled(`${path}baseDelayMs`, range(`[0, ${maxDelayMs}]`), baseDelayMs ?? 0);
+  if (given.maxDelayMs !== undefined) {
+    ruled(`${path}baseDelayMs`, range(`[0, ${given.maxDelayMs}]`), given.baseDelayMs ?? 0);
   }
   const options = withUpperCaseMethods({ ...DEFAULT_OPTIONS, ...given });
   const key = options.idempotencyKey;

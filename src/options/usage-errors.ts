@@ -41,8 +41,8 @@ export function assertAttachable(instance: unknown): asserts instance is AxiosIn
   if (!response) {
     throw usageError(`\`attachRetry\` takes an axios instance; got ${shown(instance)}`);
   }
-  response.forEach?.(({ rejected }) => {
-    if (rejected?.[ATTACHED]) {
+  response.forEach?.((handler) => {
+    if (handler.rejected?.[ATTACHED]) {
       throw usageError('already attached: detach first');
     }
   });

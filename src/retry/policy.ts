@@ -54,9 +54,9 @@ function isRepeatable(
   options: ResolvedOptions,
   retryCount: number,
 ): boolean {
-  const { classification, status, method, hasIdempotencyKey } = outcome;
+  const { classification, status, hasIdempotencyKey } = outcome;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
-  const safeToRepeat = hasIdempotencyKey || options.methods.includes(method);
+  const safeToRepeat = hasIdempotencyKey || options.methods.includes(outcome.method);
   // The server said to retry; else, a failure of kind `status` has its status.
   return (
     outcome.advice === true ||
