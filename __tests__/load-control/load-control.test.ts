@@ -186,6 +186,25 @@ describe('the circuit breaker, through axios', () => {
     expect(mock.history.get).toHaveLength(20);
   });
 
+  it("counts nothing of the 503s that the caller's validateStatus accepts (issue 21)", async () => {
+    // A caller that reads every status itself: off resolves all of its calls, and so must this.
+    const events: CircuitStateChange[] = [];
+    const { client, mock } = mockClient({
+      circuitBreaker: { ...breaker, onStateChange: (event) => events.push(event) },
+    });
+    mock.onGet('/items').reply(503);
+    const all = { validateStatus: () => true };
+    for (let i = 0; i < 8; i++) {
+      const { value } = await settle(client.get('/items', all));
+      expect(value?.status).toBe(503);
+    }
+    expect(events).toEqual([]);
+    expect(mock.history.get).toHaveLength(8);
+    // The same status, rejected by the default validateStatus, still counts.
+    for (let i = 0; i < 4; i++) await settle(client.get('/items', { retry: { retries: 0 } }));
+    expect(events.map((e) => e.state)).toEqual(['open']);
+  });
+
   it('with retryInterceptor alone, counts first attempts that fail, and holds retries only', async () => {
     let sent = 0;
     // axios-mock-adapter removes `adapter` from the config, so a retry sent from the config alone
@@ -279,6 +298,17 @@ describe('pacing, through axios', () => {
       .reply(200);
     await settle(client.get('/items'));
     expect(events[0]?.delayMs).toBeGreaterThanOrEqual(3000);
+  });
+
+  it("holds nothing for a 429 that the caller's validateStatus accepts (issue 21)", async () => {
+    const { client, mock } = mockClient();
+    mock.onGet('/items').replyOnce(429, '', { 'retry-after': '30' }).onGet('/items').reply(200);
+    const accepted = await settle(client.get('/items', { validateStatus: () => true }));
+    expect(accepted.value?.status).toBe(429);
+    const { value } = await settle(client.get('/items'));
+    expect(value?.status).toBe(200);
+    expect(value?.config.retryState?.waitedMs).toBeUndefined();
+    expect(Date.now()).toBe(0);
   });
 
   it('stops a call with "deadline" when no slot comes before it', async () => {

@@ -58,6 +58,63 @@ describe("a route's breaker that opens", () => {
     });
   });
 
+  it('that opens its origin has it released at the rate the origin handled before its routes failed (issue 21)', () => {
+    const start = clockNow();
+    const c = withOpen([], start);
+    const originState = () => [...c.scopes()].find((scope) => scope.name === X)?.breaker?.state;
+    // A healthy second: routes a and b, 100 a second between them. Then both fail as often:
+    // each route's breaker opens once its last second is all failures, the second the origin's.
+    let t = start;
+    for (; t < start + 1000; t += 10) {
+      const pass = go(c.admit([X, (t - start) % 20 ? 'a' : 'b'], t, Infinity));
+      c.settle(pass, t + 1, { result: 'success', sentAt: t });
+    }
+    for (; originState() !== 'open' && t < start + 3000; t += 10) {
+      const verdict = c.admit([X, (t - start) % 20 ? 'a' : 'b'], t, Infinity);
+      if (verdict.kind === 'go') {
+        c.settle(verdict.pass, t + 1, { result: 'failure', status: 503, sentAt: t });
+      }
+    }
+    const open = c.admit([X, 'c'], t, Infinity);
+    if (open.kind !== 'wait') throw new Error(open.kind);
+    expect(open.scope.name).toBe(X);
+    // Two calls wait for it; the probe succeeds once the break is over.
+    for (const at of [1, 2]) c.waiters(open.scope).enqueue(start + at, () => {});
+    const probeAt = open.until;
+    c.settle(go(c.admit([X, 'c'], probeAt, Infinity)), probeAt + 1, {
+      result: 'success',
+      sentAt: probeAt,
+    });
+    const slots = [0, 1, 2].map(() => {
+      const verdict = c.admit([X, 'c'], probeAt + 1, Infinity);
+      if (verdict.kind !== 'go') throw new Error(verdict.kind);
+      return verdict.at - probeAt - 1;
+    });
+    // Released at about the 100 a second the origin handled (the window's oldest tenth has slid
+    // out: 90 over its second, 11 ms apart), not at the 2 calls waiting (833 ms for the third,
+    // ramping from 2 a second): by the time the routes' breakers opened it, the origin's own
+    // window held no success to measure.
+    expect(slots[0]).toBe(0);
+    expect(slots[2]).toBeGreaterThanOrEqual(20);
+    expect(slots[2]).toBeLessThan(25);
+  });
+
+  it('among routes that succeed, opens only itself, whatever other route is open (issue 21)', () => {
+    const start = clockNow();
+    const c = withOpen([`${X}/a`], start);
+    expect(c.admit([X, 'a'], start, Infinity)).toMatchObject({ kind: 'wait' });
+    // Route c succeeds while route b fails ten times: two broken routes, not a broken origin.
+    for (let i = 0; i < 10; i++) {
+      c.settle(go(c.admit([X, 'c'], start + i, Infinity)), start + i + 1, {
+        result: 'success',
+        sentAt: start + i,
+      });
+    }
+    failTen(c, X, 'b', start);
+    expect(c.admit([X, 'b'], start + 20, Infinity)).toMatchObject({ kind: 'wait' });
+    expect(c.admit([X, 'c'], start + 20, Infinity).kind).toBe('go');
+  });
+
   it("while only another origin's route is open opens neither origin", () => {
     const start = clockNow();
     const c = withOpen([`${X}/a`], start);

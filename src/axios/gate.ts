@@ -76,10 +76,9 @@ const endingsOf =
     const signals = signalsOf(response);
     const { status, waitMs } = signals;
     const throttled = status === 429 || (status === 503 && waitMs !== undefined);
-    const failed = statusCodes.includes(status);
     return {
       ...signals,
-      result: throttled ? 'throttled' : failed ? 'failure' : 'success',
+      result: throttled ? 'throttled' : statusCodes.includes(status) ? 'failure' : 'success',
       sentAt,
     };
   };
@@ -245,7 +244,7 @@ function gatedAdapter(
         ? (adapter as AxiosAdapter)
         : (getAdapter as GetAdapter)(adapter, config);
     const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
-      const settle = (response: AxiosResponse | undefined, error: AxiosError | undefined) =>
+      const settle = (response: AxiosResponse | undefined, error?: AxiosError) =>
         control.settle(passed, now(), endingOf(response, error, sentAt));
       // Observed on a branch of its own: the outcome reaches axios with no promise hop added.
       let sent: Promise<AxiosResponse>;
@@ -255,8 +254,10 @@ function gatedAdapter(
         settle(undefined, error as AxiosError);
         throw error;
       }
+      // A response the caller's `validateStatus` accepts (a 503 it reads itself) is no failure
+      // it retries, nor one to hold other calls for: it counts as nothing (issue 21).
       sent.then(
-        (response) => settle(response, undefined),
+        (response) => settle(response.status < 400 ? response : undefined),
         (error: AxiosError) => settle(error?.response, error),
       );
       return sent;

@@ -227,9 +227,15 @@ function countOutcome(c: Control, pass: Pass, ended: Ended): void {
   for (const scope of counted) {
     const before = scope.breaker?.state;
     (probes.includes(scope) ? recordProbe : record)(scope, now, result as Counted);
-    // A route's breaker opened while another route's was open too: the origin is broken (only a
-    // route's breaker opening escalates to its origin).
-    if (scope !== o && before === 'closed' && scope.breaker?.state === 'open') {
+    // A route's breaker opened while another route's was open too, and no route succeeded in the
+    // origin's window: the origin is broken (only a route's breaker opening escalates to its
+    // origin). Two broken routes among healthy ones are two broken routes.
+    if (
+      scope !== o &&
+      before === 'closed' &&
+      scope.breaker?.state === 'open' &&
+      !o.window.counts(now).successes
+    ) {
       for (const other of c.scopes.values()) {
         if (other.parent === o && other !== r && !isClosed(other)) {
           o.breaker?.trip(now);

@@ -184,16 +184,21 @@ export type Counted = Exclude<AttemptResult, undefined>;
 const counter =
   (probe: boolean) =>
   (scope: Scope, now: number, result: Counted): void => {
-    if (result === 'success') scope.lastSuccessAt = now;
     // A shared window (the scope has a breaker) is counted in by the breaker.
     if (!scope.shared) scope.window.add(now, result);
     scope.breaker?.record(now, result, probe);
-    if (result !== 'success') {
+    if (result === 'success') scope.lastSuccessAt = now;
+    else {
       // The first failures after a healthy spell tell the rate it handled (a window that is
-      // already half failures has lost the successes that measured it).
-      const { successes, failures, throttles, spanMs } = scope.window.counts(now);
+      // already a fifth failures has lost the successes that measured it), and its origin's: by
+      // the time its routes' breakers open the origin, the origin's window holds no success.
+      const { successes, failures, throttles } = scope.window.counts(now);
       if (4 * (failures + throttles) < successes) {
-        scope.lastGoodRate = (successes * 1000) / Math.max(spanMs, 100);
+        for (const healthy of [scope, scope.parent]) {
+          if (!healthy) break;
+          const counts = healthy.window.counts(now);
+          healthy.lastGoodRate = (counts.successes * 1000) / Math.max(counts.spanMs, 100);
+        }
       }
     }
   };
