@@ -10,19 +10,32 @@ import {
 
 /**
  * An outgoing call that failed, stopped for `stopReason`: with a response of `status`, after
- * `retryCount` retries here, and any other fields (`code`, `cause`) as given.
+ * `retryCount` retries here, the gate's `retryAfterMs`, and any other fields (`code`, `cause`).
  */
 const failed = (
   stopReason: string,
   {
     status,
     retryCount,
+    retryAfterMs,
     ...fields
-  }: { status?: number; retryCount?: number; code?: string; cause?: unknown } = {},
+  }: {
+    status?: number;
+    retryCount?: number;
+    retryAfterMs?: number;
+    code?: string;
+    cause?: unknown;
+  } = {},
 ) => ({
   ...fields,
   ...(status === undefined ? {} : { response: { status } }),
-  config: { retryState: retryCount === undefined ? { stopReason } : { stopReason, retryCount } },
+  config: {
+    retryState: {
+      stopReason,
+      ...(retryCount === undefined ? {} : { retryCount }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    },
+  },
 });
 
 describe('inboundDeadlineMs: the deadline a server layer takes from an inbound request', () => {
@@ -83,7 +96,33 @@ describe('gaveUpOnOverload: does a failed outgoing call mean "the layer below ga
     ['the gate paced it past its deadline', failed('deadline', { code: 'ERR_RATE_LIMITED' }), true],
     ['the gate held it past its deadline', failed('deadline', { code: 'ERR_CIRCUIT_OPEN' }), true],
     ['budget-exhausted', failed('budget-exhausted'), true],
-    ['circuit-open', failed('circuit-open'), true],
+    ['circuit-open (the gate, with its wait)', failed('circuit-open', { retryAfterMs: 800 }), true],
+    [
+      'the gate held a retry past its deadline: the 503 before it, its wait set (issue 21)',
+      failed('deadline', { status: 503, retryAfterMs: 640 }),
+      true,
+    ],
+    [
+      'the gate held a retry past its deadline: the refusal before it, a wait of 0',
+      failed('deadline', { code: 'ECONNREFUSED', retryAfterMs: 0 }),
+      true,
+    ],
+    [
+      'a deadline on a 500, no retry here, no gate stop',
+      failed('deadline', { status: 500 }),
+      false,
+    ],
+    [
+      'a deadline on a 503, no retry here: its Retry-After ended past the deadline (issue 21)',
+      failed('deadline', { status: 503 }),
+      true,
+    ],
+    ['a deadline on a 429, no retry here', failed('deadline', { status: 429 }), true],
+    [
+      'a deadline after a retry here, a reset (retried from above too, it would multiply)',
+      failed('deadline', { code: 'ECONNRESET', retryCount: 1 }),
+      true,
+    ],
     ['upstream-gave-up on a 429', failed('upstream-gave-up', { status: 429 }), true],
     ['upstream-gave-up on a 500', failed('upstream-gave-up', { status: 500 }), true],
     ['upstream-gave-up on a 503', failed('upstream-gave-up', { status: 503 }), true],
@@ -166,7 +205,7 @@ describe('gaveUpOnOverload: does a failed outgoing call mean "the layer below ga
 
   it('follows causes five levels down, no further, and ends on a cycle', () => {
     const wrapped = (levels: number): object => {
-      let error: object = failed('circuit-open');
+      let error: object = failed('circuit-open', { retryAfterMs: 800 });
       for (let i = 0; i < levels; i++) error = { cause: error };
       return error;
     };

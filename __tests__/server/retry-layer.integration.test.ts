@@ -50,6 +50,7 @@ type BottomBehaviour =
   | 'ok'
   | 'always-503'
   | 'always-502'
+  | 'always-503-wait'
   | 'first-503'
   | 'first-503-each-call'
   | 'hang';
@@ -70,6 +71,10 @@ async function startBottom(
       (behaviour === 'first-503-each-call' && arrivals.filter((a) => a.call === call).length === 1)
     ) {
       res.status(503).json({ error: 'overloaded' });
+      return;
+    }
+    if (behaviour === 'always-503-wait') {
+      res.status(503).set('Retry-After', '1').json({ error: 'overloaded' });
       return;
     }
     if (behaviour === 'always-502') {
@@ -546,6 +551,31 @@ describe.each(CHAINS)('handlers as people write them (%s), defaults everywhere',
       expect(['upstream-gave-up', 'circuit-open']).toContain(outcome.stopReason);
     }
   }, 20_000);
+
+  it('bottom refused, top deadlineMs 2000: once L3 holds its calls at its open breaker, only L3 retries (issue 21)', async () => {
+    // L3's calls wait at its gate until the deadline: each stops with 'deadline' and the
+    // refusal before it, its `retryAfterMs` set. That is a give-up on overload too.
+    const chain = await startChain(await refusingUrl(), specs, 'plain', { deadlineMs: 2000 });
+    const outcomes = await oneAtATime(chain, 6);
+    console.log(
+      `${_}, refused, deadline: ${chain.layers.map((l) => perCall(l.arrivals).join('/'))}`,
+    );
+    for (const layer of chain.layers) expect(mostPerCall(layer.arrivals)).toBe(1);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, retryCount: 0 });
+  }, 30_000);
+
+  it('bottom 503 with Retry-After: 1, top deadlineMs 2000: a wait past the deadline is a give-up too; only L3 retries (issue 21)', async () => {
+    // L3's call stops with 'deadline' on the 503 (its wait ends past what is left): no gate
+    // stop, no retry used up, and overload all the same.
+    const bottom = await startBottom('always-503-wait');
+    const chain = await startChain(bottom.url, specs, 'plain', { deadlineMs: 2000 });
+    const outcomes = await oneAtATime(chain, 4);
+    console.log(
+      `${_}, 503 and a wait, deadline: ${chain.layers.map((l) => perCall(l.arrivals).join('/'))}`,
+    );
+    for (const layer of chain.layers) expect(mostPerCall(layer.arrivals)).toBe(1);
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ ok: false, retryCount: 0 });
+  }, 30_000);
 
   it('bottom 503 on the first attempt of each call, then 200: every call succeeds, at most 2 at the bottom', async () => {
     const bottom = await startBottom('first-503-each-call');

@@ -261,9 +261,8 @@ export function inboundRequest(): InboundRequest | undefined {
   const inbound = storage.getStore();
   if (!inbound) return undefined;
   return {
-    deadlineLeftMs: Number.isNaN(inbound.deadlineAt)
-      ? undefined
-      : leftOf(inbound) - inbound.marginMs,
+    // (NaN is falsy; an end on `performance.now()` is past its origin.)
+    deadlineLeftMs: inbound.deadlineAt ? leftOf(inbound) - inbound.marginMs : undefined,
     attempt: inbound.attempt,
     signal: inbound.signal,
   };

@@ -44,7 +44,13 @@ interface CallError {
   readonly code?: unknown;
   readonly response?: { readonly status?: unknown } | undefined;
   readonly config?:
-    | { readonly retryState?: { readonly stopReason?: unknown; readonly retryCount?: unknown } }
+    | {
+        readonly retryState?: {
+          readonly stopReason?: unknown;
+          readonly retryCount?: unknown;
+          readonly retryAfterMs?: unknown;
+        };
+      }
     | undefined;
   readonly cause?: unknown;
 }
@@ -52,31 +58,42 @@ interface CallError {
 /**
  * Whether an outgoing call stopped because what it calls is overloaded, or because it already
  * retried it, so that retrying this layer from above would only add load: it stopped on the
- * budget, an open breaker, the gate's `ERR_RATE_LIMITED` / `ERR_CIRCUIT_OPEN`, a layer below that
- * gave up itself (`upstream-gave-up` on a 429 or 5xx), or used up its retries: after one retry
- * at least, whatever failed (the 502 of a dependency, a reset, a refused connection), and even
- * with none on 503 or 429. With `deadlineSpent`, a call stopped by its deadline, or canceled (a
+ * budget, or at the gate (an open breaker, no slot in time: `ERR_RATE_LIMITED` /
+ * `ERR_CIRCUIT_OPEN`, or a retry held back there, `retryAfterMs` set, whatever its reason), a
+ * layer below that gave up itself (`upstream-gave-up` on a 429 or 5xx), or used up its retries or
+ * its deadline: after one retry at least, whatever failed (the 502 of a dependency, a reset, a
+ * refused connection), and even with none on 503 or 429 (a wait asked past the deadline). With
+ * `deadlineSpent`, any other call stopped by its deadline, or canceled (a
  * layer cancels a call that the inbound deadline leaves no time for), counts too: the inbound
  * deadline is all but gone, so the caller has no time to retry. Follows `cause` (an error
  * wrapped by the handler) a few levels down.
  */
 export function gaveUpOnOverload(error: unknown, deadlineSpent = false): boolean {
   let candidate = error as CallError | null | undefined;
-  for (let depth = 0; candidate && typeof candidate === 'object' && depth < 5; depth++) {
+  // (A primitive, or a function, has none of the fields read: its `cause` ends the walk.)
+  for (let depth = 0; candidate && depth < 5; depth++) {
     const state = candidate.config?.retryState;
     const reason = state?.stopReason;
-    const status = Number(candidate.response?.status ?? 0);
+    const status = Number(candidate.response?.status);
     const code = candidate.code;
-    if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN') return true;
-    if (reason === 'budget-exhausted' || reason === 'circuit-open') return true;
+    // The gate stopped it (an open breaker, no slot in time): its `retryAfterMs` is set, on a
+    // retry's stop too, which ends with the error of the attempt before (a 503, a refusal).
+    if (code === 'ERR_RATE_LIMITED' || code === 'ERR_CIRCUIT_OPEN' || state?.retryAfterMs != null)
+      return true;
+    if (reason === 'budget-exhausted') return true;
     if (reason === 'upstream-gave-up') return status === 429 || status >= 500;
-    // Retried here, a failure retried from above too would be multiplied; a 429 or 503 is
-    // overload even if it was not.
-    if (reason === 'retries-exhausted') {
-      return Number(state?.retryCount) > 0 || status === 429 || status === 503;
+    // Used up its retries, or its deadline (a 503's `Retry-After` ends past it): retried here, a
+    // failure retried from above too would be multiplied; a 429 or 503 is overload even if it
+    // was not.
+    const late = reason === 'deadline';
+    if (
+      (late || reason === 'retries-exhausted') &&
+      ((state?.retryCount as number) > 0 || status === 429 || status === 503)
+    ) {
+      return true;
     }
-    if (reason === 'deadline' || reason === 'canceled') return deadlineSpent;
-    if (reason !== undefined) return false;
+    if (late || reason === 'canceled') return deadlineSpent;
+    if (reason) return false;
     candidate = candidate.cause as CallError | undefined;
   }
   return false;
