@@ -392,6 +392,30 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
   });
 
+  it('an origin down from the first call (503s for half a second), then healthy: once its breaker closes, the calls that come after the few that waited are not paced (seed 183)', async () => {
+    // Four workers in a closed loop. The origin never succeeded before, so its breaker's release
+    // spread the 4 waiting calls over a second and, capped at twice that until healthyAfterMs,
+    // paced the loop at 8 calls a second: 6.8 s where off took 1.8 s. The spread now paces its
+    // second only. What is left is the break that outlasts the outage (the open class `outage`).
+    const c: Case = {
+      server: {
+        ...plain,
+        ...{ mount: 'prefix', status: 503, headers: 'retry-after' },
+        outage: { kind: '503', atMs: 0, forMs: 503 },
+        latency: { baseMs: 1, tailMs: 111, tailRatio: 0 },
+        seed: 1469547411,
+      },
+      workload: {
+        ...workload,
+        ...{ jobs: 38, callsPerJob: 40, ids: false, store: true, retries: 10 },
+        ...{ deadlineMs: 5000, timeoutMs: 1000, seed: 778519166, concurrency: 4 },
+      },
+    };
+    const { violations, on, off } = await violationsOf(c, 'a-succeeds', 'c-requests');
+    expect(violations).toEqual([]);
+    expect(on.completionMs).toBeLessThan(off.completionMs + 1500);
+  });
+
   it('the server model never announces a RateLimit-Policy below the rate its limiter sustains', () => {
     // A bucket of 2 at 104 a second once announced `2;w=10` (its size over the window field,
     // which only windows use): a client that believed it held a second per pair (seed 1829).

@@ -441,6 +441,35 @@ describe('createLoadControl: breaker and waiters', () => {
     expect(slots).toEqual([500, 500, 500]);
   });
 
+  // Issue 21 (seed 183 of the search): a spread is no rate the origin was seen to take. Capped at
+  // twice it for healthyAfterMs, the four calls of a closed loop went at 8 a second for 5 s.
+  it('spreads the calls that waited over a second when the origin never succeeded, and paces nothing after that second', () => {
+    const c = control();
+    for (let i = 0; i < 4; i++) attempt(c, 0, true);
+    for (let i = 0; i < 4; i++) c.onChange(O, i, () => undefined);
+    c.settle(passOf(c.admit(O, 500, Infinity)).pass, 500, { failed: false });
+    // Four waited: the first goes at once, the next a quarter second later (4 a second).
+    const spread = Array.from({ length: 2 }, () => passOf(c.admit(O, 500, Infinity)).at);
+    expect(spread[0]).toBe(500);
+    expect(spread[1]).toBeCloseTo(750, -1);
+    const after = Array.from({ length: 3 }, () => passOf(c.admit(O, 1500, Infinity)).at);
+    expect(after).toEqual([1500, 1500, 1500]);
+  });
+
+  // A scope that succeeded here before, with no rate measured (its successes had left the window
+  // when it failed; in a fleet, a client that learnt of the open through the store), keeps the
+  // spread paced for healthyAfterMs: it is the real fleet's failover that the short release hurt.
+  it('keeps the spread paced past its second when the origin succeeded here before', () => {
+    const c = control();
+    attempt(c, 0, false);
+    for (let i = 0; i < 4; i++) attempt(c, 10_000, true);
+    for (let i = 0; i < 4; i++) c.onChange(O, i, () => undefined);
+    c.settle(passOf(c.admit(O, 10_500, Infinity)).pass, 10_500, { failed: false });
+    for (let i = 0; i < 2; i++) passOf(c.admit(O, 10_500, Infinity));
+    const after = Array.from({ length: 3 }, () => passOf(c.admit(O, 11_500, Infinity)).at);
+    expect(after[2]).toBeGreaterThan(11_500);
+  });
+
   it('releases at the last good rate measured at the first failure', () => {
     const c = control({ pacing: false });
     for (let i = 0; i < 20; i++) attempt(c, i * 10, false); // 100 per second

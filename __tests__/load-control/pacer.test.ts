@@ -282,7 +282,7 @@ describe('createPacer', () => {
 
   it('after a breaker closes, releases at the last good rate, ramping to twice it within a second', () => {
     const p = pacer();
-    p.release(0, 100);
+    p.release(0, 100, 0);
     const backlog = slots(p, 0, 150);
     expect(backlog.slice(0, 2)).toEqual([0, 10]); // 10 ms apart at first
     // Ramping: the waiting calls take their slots at once, and the later ones come closer.
@@ -293,10 +293,19 @@ describe('createPacer', () => {
 
   it('after a release, is unpaced after healthyAfterMs', () => {
     const p = pacer();
-    p.release(0, 100);
+    p.release(0, 100, 0);
     expect(slots(p, 0, 3)).toEqual([0, 10, 20]);
     expect(slots(p, 4999, 2)).toEqual([4999, 5004]); // still held, to twice the rate
     expect(slots(p, 5000, 2)).toEqual([5000, 5000]);
+    expect(p.shared.base).toBe(0);
+  });
+
+  it('a release dated back paces until healthyAfterMs after its date, from the rate it was given', () => {
+    const p = pacer();
+    p.release(0, 100, 1000 - 5000); // paced for a second
+    expect(slots(p, 0, 2)).toEqual([0, 10]);
+    expect(slots(p, 999, 2)).toEqual([999, 1004]); // twice the rate a second on
+    expect(slots(p, 1000, 2)).toEqual([1000, 1000]);
     expect(p.shared.base).toBe(0);
   });
 

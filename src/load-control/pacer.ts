@@ -49,9 +49,10 @@ export interface Pacer {
   room(now: number, sentAt: number): void;
   /**
    * A breaker closed: release at the rate the scope handled before it failed, ramping up to
-   * twice that within a second; unpaced after `healthyAfterMs` with no throttle signal.
+   * twice that within a second; unpaced `healthyAfterMs` after `signalAt` with no throttle signal
+   * since (`now`; earlier for a release that paces less long: scope.ts).
    */
-  release(now: number, lastGoodRate: number): void;
+  release(now: number, lastGoodRate: number, signalAt: number): void;
 }
 
 /**
@@ -342,15 +343,20 @@ function holdEnded(s: PaceState, now: number): PaceState {
 
 /**
  * A breaker closed: the rate starts at the last good rate (floored by the caller) and ramps up
- * fast (see `release`).
+ * fast (see `release`), from the release's signal (`lastSignal`).
  */
-function released(s: PaceState, now: number, rate: number): PaceState {
+function released(
+  s: PaceState,
+  now: number,
+  pace: Pick<PaceState, 'base' | 'lastSignal'>,
+): PaceState {
   return {
     ...s,
-    ...{ lastSignal: now, overloadSince: Infinity, decidedAt: now, releasing: true },
+    ...{ overloadSince: Infinity, decidedAt: now, releasing: true },
     ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
     // Paced (`pace`): the climb starts now, or when the hold ends.
-    ...{ base: rate, since: Math.max(now, s.holdUntil) },
+    since: Math.max(now, s.holdUntil),
+    ...pace,
   };
 }
 
@@ -450,8 +456,10 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
         pacer.endHold(now);
     },
-    release: (now, rate) =>
-      change((s) => released(s, now, Math.max(pacing.minRatePerSecond, rate))),
+    release: (now, rate, signalAt) =>
+      change((s) =>
+        released(s, now, { base: Math.max(pacing.minRatePerSecond, rate), lastSignal: signalAt }),
+      ),
   };
   return pacer;
 }

@@ -101,6 +101,9 @@ export function pacerChange(scope: Scope, now: number, change: (pacer: Pacer) =>
   }));
 }
 
+/** A breaker's release with no rate known spreads the waiting calls over this long. */
+const SPREAD_MS = 1000;
+
 /** The scope's shared state as known here. */
 const sharedOf = (scope: Scope): SharedScope => ({
   version: scope.version,
@@ -147,12 +150,21 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
   if (circuitBreaker) {
     const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
     const where = whereOf(scope);
-    // Released oldest first, at the rate the scope handled before it failed (or spread over a
-    // second when that is unknown); with neither, there is nothing to spread. Both are this
-    // client's: the rate released is the fleet's, as many times that as clients share it.
+    // Released oldest first, at the rate the scope handled before it failed, or spread over a
+    // second when that is unknown; with neither, there is nothing to spread. Both are this
+    // client's: the rate released is the fleet's, as many times that as clients share it. A
+    // scope that never succeeded here (an origin down since this client started) paces the
+    // spread's second only (its signal dated back so that `healthyAfterMs` ends with it): it is
+    // no rate the origin was seen to take. One that did (a fleet's client that learnt of the
+    // open through the store measured no rate) keeps it paced for `healthyAfterMs`.
     const onClose = (now: number): void => {
-      const rate = (scope.lastGoodRate || scope.waiters.size) * store.clients();
-      if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate));
+      const good = scope.lastGoodRate;
+      const rate = (good || scope.waiters.size) * store.clients();
+      const signalAt =
+        good || scope.lastSuccessAt != null
+          ? now
+          : now + SPREAD_MS - settings.pacing.healthyAfterMs;
+      if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate, signalAt));
     };
     (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker({
       scope: where,
