@@ -89,9 +89,12 @@ export function observeFailure(
   failure: AxiosError & { config: InternalAxiosRequestConfig },
   statusCodes: readonly number[],
 ): void {
-  const { config } = failure;
   const at = now();
-  control.observe(whereOf(config), at, endingsOf(statusCodes)(failure.response, failure, at));
+  control.observe(
+    whereOf(failure.config),
+    at,
+    endingsOf(statusCodes)(failure.response, failure, at),
+  );
 }
 
 /**
@@ -237,12 +240,10 @@ function gatedAdapter(
   call: CallSettings,
 ): AxiosAdapter | undefined {
   const endingOf = endingsOf(call.settings.statusCodes);
-  if (typeof adapter !== 'function' && !getAdapter) return undefined;
+  const fn = typeof adapter === 'function';
+  if (!fn && !getAdapter) return undefined;
   const gated = (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
-    const send =
-      typeof adapter === 'function'
-        ? (adapter as AxiosAdapter)
-        : (getAdapter as GetAdapter)(adapter, config);
+    const send = fn ? (adapter as AxiosAdapter) : (getAdapter as GetAdapter)(adapter, config);
     const sendThrough = (passed: Pass, sentAt: number): Promise<AxiosResponse> => {
       const settle = (response: AxiosResponse | undefined, error?: AxiosError) =>
         control.settle(passed, now(), endingOf(response, error, sentAt));

@@ -33,36 +33,6 @@ const count = (text: string | undefined): number | undefined =>
   /^\s*\d+\s*$/.test(text as string) ? Number(text) : undefined;
 
 /**
- * `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's one
- * dictionary (`limit=100, remaining=0, reset=30`), or draft 8's list of policies
- * (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left. An absent
- * field (`''`) says neither.
- */
-function fromRateLimitField(field: string): { remaining?: number; reset?: number } {
-  let best: { remaining?: number; reset?: number } = {};
-  for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
-    const remaining = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
-    if ((remaining as number) < (best.remaining ?? Infinity)) {
-      best = { remaining, reset: decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]) };
-    }
-  }
-  return best;
-}
-
-/**
- * A reset, in milliseconds from now (unbounded; `readRateLimit` bounds it), `serverNow` the
- * server's clock; NaN when the text is not valid. Seconds (fractions allowed: Discord's
- * `X-RateLimit-Reset-After: 1.234`), or a Unix time (in seconds, or in milliseconds) when the
- * number is large enough (GitHub's and X's form).
- */
-const resetOf = (text: string | undefined, serverNow: () => number): number => {
-  const n = Number(decimal(text));
-  // A reset of 1e9 or more is a Unix time in seconds (GitHub's and X's form), not delta-seconds;
-  // one past 1e12 is a Unix time in milliseconds. (The bounds are written out: a bundle keeps
-  // a named constant as a variable of its own.)
-  return n < 1e9 ? n * 1000 : (n < 1e12 ? n * 1000 : n) - serverNow();
-};
-/**
  * A dialect of separate rate-limit headers: their names (lower case), `*` standing for
  * `remaining`, `reset` (or `resetWord`) and `limit`. `bucket` names a header whose value is the
  * id of the quota the response counts against: routes that announce the same id share it.
@@ -88,13 +58,6 @@ const DIALECTS: readonly Dialect[] = [
 ];
 
 /**
- * Whether a header (by its name, in any case) is one a rate limit is read from: `RateLimit`,
- * `RateLimit-Policy` and the dialects'. A response with none of them announces no rate limit.
- */
-export const isRateLimitHeader = (name: string): boolean =>
-  /ratelimit|rate-limit|call-limit/i.test(name);
-
-/**
  * The rate limit a response announces: the IETF `RateLimit` field (drafts 7 and 8+) with its
  * `RateLimit-Policy`, then each dialect of `DIALECTS`. Malformed values are ignored; `undefined`
  * when the response says neither what is left nor when the quota resets.
@@ -103,8 +66,19 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   const field = header('ratelimit') ?? '';
   const named = header('ratelimit-policy');
   const policy = named ?? '';
-  let { remaining, reset } = fromRateLimitField(field);
-  let resetMs = reset && reset * 1000;
+  let remaining: number | undefined;
+  let resetMs: number | undefined;
+  // `remaining` and `reset` of the IETF `RateLimit` field, in either combined shape: draft 7's
+  // one dictionary (`limit=100, remaining=0, reset=30`), or draft 8's list of policies
+  // (`"default";r=0;t=30, "daily";r=900;t=3600`), of which the one with least left. An absent
+  // field (`''`) says neither.
+  for (const item of /remaining=/.test(field) ? [field] : field.split(',')) {
+    const r = decimal(/(?:^|[,;\s])r(?:emaining)?=(\d+)/.exec(item)?.[1]);
+    if ((r as number) < (remaining ?? Infinity)) {
+      const reset = decimal(/(?:^|[,;\s])(?:t|reset)=(\d+)/.exec(item)?.[1]);
+      [remaining, resetMs] = [r, reset && reset * 1000];
+    }
+  }
   // The quota itself: `limit=` (draft 7), `q=` or a bare number in the policy; its period, the
   // policy's `w=`.
   let limit =
@@ -114,8 +88,13 @@ export function readRateLimit(header: HeaderReader, now: number): RateLimit | un
   let bucket: string | undefined;
   for (const [names, id = '', resets = 'reset'] of DIALECTS) {
     const read = (word: string): string | undefined => header(names.replace('*', word));
+    // Its reset: seconds (fractions allowed: Discord's `X-RateLimit-Reset-After: 1.234`); 1e9 or
+    // more is a Unix time in seconds (GitHub's and X's form), not delta-seconds, and past 1e12 one
+    // in milliseconds, on the server's clock. Not valid: NaN, no wait. (The bounds are written
+    // out: a bundle keeps a named constant as a variable of its own.)
+    const n = Number(decimal(read(resets)));
     const ms = serverWait(
-      resetOf(read(resets), () => serverNowOf(header('date'), now, true)),
+      n < 1e9 ? n * 1000 : (n < 1e12 ? n * 1000 : n) - serverNowOf(header('date'), now, true),
       Infinity,
     );
     const r = count(read('remaining'));

@@ -11,12 +11,3 @@ export function readHeader(headers: unknown, name: string): string | undefined {
     if (value != null && value !== false && key.toLowerCase() === lower) return String(value);
   }
 }
-
-/**
- * A reader of many headers by their lower-case names, each a scan: a response that is not a plain
- * success is read once (response-signals.ts), some thirty names, and builds no object either.
- */
-export const headerReader =
-  (headers: unknown) =>
-  (name: string): string | undefined =>
-    readHeader(headers, name);

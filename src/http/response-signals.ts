@@ -1,11 +1,6 @@
 import type { AxiosResponse } from 'axios';
-import {
-  isRateLimitHeader,
-  type RateLimit,
-  readRateLimit,
-  throttleStatus,
-} from './rate-limit-headers';
-import { headerReader } from './read-header';
+import { type RateLimit, readRateLimit, throttleStatus } from './rate-limit-headers';
+import { readHeader } from './read-header';
 import { askedWaitMs, serverWait } from './retry-after';
 import { serverAdvice } from './server-signals';
 
@@ -34,11 +29,15 @@ export interface ResponseSignals {
 const read = new WeakMap<AxiosResponse, ResponseSignals>();
 
 /**
- * A success whose headers name no rate-limit dialect: it says nothing of limits, and the
- * success path reads no more of it.
+ * A success whose headers name no rate-limit dialect (by its name, in any case: `RateLimit`,
+ * `RateLimit-Policy` and the dialects' of rate-limit-headers.ts): it says nothing of limits, and
+ * the success path reads no more of it.
  */
 export const isPlainSuccess = (response: AxiosResponse): boolean =>
-  response.status < 400 && !Object.keys(response.headers ?? {}).some(isRateLimitHeader);
+  response.status < 400 &&
+  !Object.keys(response.headers ?? {}).some((name) =>
+    /ratelimit|rate-limit|call-limit/i.test(name),
+  );
 
 /**
  * Reads a response's headers, once; `wallNow` is the wall clock (now), which HTTP dates are read
@@ -47,7 +46,8 @@ export const isPlainSuccess = (response: AxiosResponse): boolean =>
 export function signalsOf(response: AxiosResponse, wallNow = Date.now()): ResponseSignals {
   let signals = read.get(response);
   if (signals) return signals;
-  const header = headerReader(response.headers);
+  // Each header a scan (read-header.ts), some thirty names: no object of them all is built.
+  const header = (name: string) => readHeader(response.headers, name);
   const rateLimit = readRateLimit(header, wallNow);
   const asked = askedWaitMs(header, wallNow);
   signals = {

@@ -178,8 +178,17 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
     if (!r.plain) r.plain = { origin: o, route: r };
     return { kind: 'go', pass: r.plain, at };
   }
-  const decided: [number, number] = [o.pacer.shared.decidedAt, r.pacer.shared.decidedAt];
-  return { kind: 'go', pass: { origin: o, route: r, probes, holdProbe, decided }, at };
+  return {
+    kind: 'go',
+    pass: {
+      origin: o,
+      route: r,
+      probes,
+      holdProbe,
+      decided: [o.pacer.shared.decidedAt, r.pacer.shared.decidedAt],
+    },
+    at,
+  };
 }
 
 /**

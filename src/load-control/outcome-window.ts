@@ -24,7 +24,8 @@ export interface OutcomeWindow {
 const KINDS = ['success', 'failure', 'throttled'] as const;
 
 export function createOutcomeWindow(windowMs: number): OutcomeWindow {
-  const counts = createSlidingCounts(windowMs, KINDS.length);
+  // (Three kinds, written as a number: a bundle keeps `KINDS.length` as it is.)
+  const counts = createSlidingCounts(windowMs, 3);
   let since = Infinity;
   return {
     add(now, result) {

@@ -157,10 +157,6 @@ const withUpperCaseMethods = <T extends { readonly methods: readonly string[] }>
  * become a delay of `null`, a negative one or forever; it rejects the call instead.
  */
 const UNIT: Rule = range('[0, 1)');
-const checkedRandom =
-  (random: () => number, path: string): (() => number) =>
-  () =>
-    ruled(`${path}random()`, UNIT, random());
 
 /** Fills in the defaults of options that were checked already. */
 function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
@@ -169,10 +165,12 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
     ruled(`${path}baseDelayMs`, range(`[0, ${given.maxDelayMs}]`), given.baseDelayMs ?? 0);
   }
   const options = withUpperCaseMethods({ ...DEFAULT_OPTIONS, ...given });
+  const { random } = given;
   const key = options.idempotencyKey;
   return {
     ...options,
-    random: given.random ? checkedRandom(given.random, path) : options.random,
+    // Checked as the code draws from it (`UNIT`).
+    random: random ? () => ruled(`${path}random()`, UNIT, random()) : options.random,
     deadlineMs: options.deadlineMs === Infinity ? undefined : options.deadlineMs,
     idempotencyKey:
       key === true

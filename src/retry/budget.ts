@@ -34,8 +34,8 @@ export function createRetryBudget(settings: RetryBudgetSettings): RetryBudget {
       return true;
     },
     remaining(now) {
-      const all = allowed(now);
-      return all > 0 ? Math.max(0, 1 - counts.sum(now, 1) / all) : 0;
+      // None allowed: 0, not NaN (`0 / 0`) nor below 0 (`n / 0`).
+      return Math.max(0, 1 - counts.sum(now, 1) / allowed(now)) || 0;
     },
   };
 }

@@ -1,6 +1,5 @@
 import type { RetryState, StopReason } from '../contract/types';
 import type { Classification } from '../http/classify';
-import { isInFlightConflict } from '../http/in-flight-conflict';
 import { MAX_SERVER_WAIT_MS } from '../http/retry-after';
 import type { ResolvedOptions } from '../options/options';
 import { fullJitterDelay } from './backoff';
@@ -57,12 +56,16 @@ function isRepeatable(
   const { classification, status, hasIdempotencyKey } = outcome;
   // The server may have acted on the request: repeat it only if doing so twice is harmless.
   const safeToRepeat = hasIdempotencyKey || options.methods.includes(outcome.method);
-  // The server said to retry; else, a failure of kind `status` has its status.
+  // The server said to retry; else, a failure of kind `status` has its status. The IETF
+  // Idempotency-Key draft answers `409 Conflict` to a request whose key is still being processed:
+  // to a retry of a keyed request, it means that the first attempt is still in flight, and after
+  // a backoff the retry gets its stored outcome. A 409 to a first attempt or to an unkeyed request
+  // is a real conflict, and a `422` (the key reused with another body) is never repeatable.
   return (
     outcome.advice === true ||
     (classification.kind === 'status'
       ? (options.statusCodes.includes(status as number) && safeToRepeat) ||
-        isInFlightConflict(status, hasIdempotencyKey, retryCount)
+        (status === 409 && hasIdempotencyKey && retryCount > 0)
       : classification.kind === 'transient' && (classification.neverSent || safeToRepeat))
   );
 }
