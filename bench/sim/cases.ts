@@ -95,7 +95,10 @@ export const describeCase = (c: Case): string => JSON.stringify(c);
  *   while the limiter refills in milliseconds;
  * - `outage`: the breaker's break (up to 2 s) outlasts a short outage, and its probes are fewer
  *   than the retries of load control off;
- * - `random-503`: random 503s, which the breaker and overload pacing read as the origin's.
+ * - `random-503`: random 503s, which the breaker and overload pacing read as the origin's;
+ * - `random-429-wait`: random 429s with `Retry-After: 1` (a server that speaks a dialect): each
+ *   one holds or cuts the whole scope, and once paced, each later one is far above the paced
+ *   rule's noise and cuts again (docs/never-worse.md, "Measured and not landed").
  */
 export function openClassOf(c: Case): string | undefined {
   const { limiter, headers, outage, noise } = c.server;
@@ -103,5 +106,6 @@ export function openClassOf(c: Case): string | undefined {
   if (continuous && headers !== 'none') return 'continuous-limiter-wait';
   if (outage) return 'outage';
   if (noise.ratio > 0 && noise.status === 503) return 'random-503';
+  if (noise.ratio > 0 && headers !== 'none') return 'random-429-wait';
   return undefined;
 }

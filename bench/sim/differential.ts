@@ -147,8 +147,11 @@ function jobLoop(w: WorkloadSpec, done: { ok: number }) {
   };
 }
 
-/** Attempts of a call sent before its previous answer's `Retry-After` asked. */
-function earlyAttempts(notes: readonly Answered[]): number {
+/**
+ * Attempts of a call sent before its previous answer's `Retry-After` asked. An answer that came
+ * after the call's `timeout` was never read (axios had aborted the attempt): it asks nothing.
+ */
+function earlyAttempts(notes: readonly Answered[], timeoutMs = Infinity): number {
   const byCall = new Map<number, Answered[]>();
   for (const note of notes) {
     if (note.callId === undefined) continue;
@@ -160,8 +163,10 @@ function earlyAttempts(notes: readonly Answered[]): number {
   for (const list of byCall.values()) {
     list.sort((a, b) => a.arrivedAtMs - b.arrivedAtMs);
     for (let i = 1; i < list.length; i++) {
-      const asked = list[i - 1]?.retryAfterUntilMs;
-      if (asked !== undefined && (list[i]?.arrivedAtMs ?? 0) < asked - 1) early += 1;
+      const before = list[i - 1] as Answered;
+      const asked = before.retryAfterUntilMs;
+      const read = before.answeredAtMs - before.arrivedAtMs < timeoutMs;
+      if (asked !== undefined && read && (list[i]?.arrivedAtMs ?? 0) < asked - 1) early += 1;
     }
   }
   return early;
@@ -202,7 +207,7 @@ export async function traceMode(
     jobsOk: done.ok,
     completionMs,
     requests: result.traffic.arrivals.length,
-    early: earlyAttempts(notes),
+    early: earlyAttempts(notes, c.workload.timeoutMs || Infinity),
     breakerOpenings: openings.count,
     failures,
   };

@@ -334,7 +334,11 @@ function decide(input: {
     return { outcome: { kind: 'response', status: 503 }, delayMs: baseMs };
   }
   if (drawOf(spec.seed, id, attempt, 2) < spec.noise.ratio) {
-    return { outcome: { kind: 'response', status: spec.noise.status }, delayMs: latencyMs };
+    // A random 429 asks a second's wait where the server speaks a dialect, as one in front of a
+    // busy pool does: what the client reads as a limit is no rate of its own.
+    const { status } = spec.noise;
+    const headers = status === 429 && spec.headers !== 'none' ? { 'retry-after': '1' } : undefined;
+    return { outcome: { kind: 'response', status, headers }, delayMs: latencyMs };
   }
   const limited = limiter && isLimitedRoute(spec, routeIndexOf(request.path), routes);
   if (!limited) return { outcome: { kind: 'response', status: 200 }, delayMs: latencyMs };
