@@ -1,4 +1,4 @@
-import axios from 'axios';
+import axios, { type AxiosAdapter } from 'axios';
 import MockAdapter from 'axios-mock-adapter';
 import { attachRetry } from '../../src';
 import { failureIn } from '../helpers/failure';
@@ -118,5 +118,30 @@ describe('wiring details', () => {
     attachRetry(client);
     void client.get('/items');
     expect(sent).toEqual(['/items']);
+  });
+
+  it('keeps one wrapper for a list of adapters, which axios copies for each call', async () => {
+    // Node's default adapter is a list (`['xhr', 'http', 'fetch']`): each call's config gets a
+    // copy of it. Each list here holds one function, which `getAdapter` returns.
+    const seen: { by: string; wrapper: unknown }[] = [];
+    const answer =
+      (by: string): AxiosAdapter =>
+      async (config) => {
+        seen.push({ by, wrapper: config.adapter });
+        return { data: by, status: 200, statusText: 'OK', headers: {}, config };
+      };
+    const [a, b] = [answer('a'), answer('b')];
+    const client = axios.create({ adapter: [a] });
+    attachRetry(client);
+    await client.get('/one');
+    await client.get('/two');
+    // Another list for one call is sent with its own adapter, and the next call with the first.
+    await client.get('/three', { adapter: [b] });
+    await client.get('/four', { adapter: [a, b] });
+    await client.get('/five');
+    expect(seen.map(({ by }) => by)).toEqual(['a', 'a', 'b', 'a', 'a']);
+    const wrappers = seen.map(({ wrapper }) => wrapper);
+    expect(wrappers[1]).toBe(wrappers[0]);
+    expect(wrappers[2]).not.toBe(wrappers[0]);
   });
 });

@@ -131,7 +131,7 @@ function boundOf(
   const state = config.retryState;
   const began = state?.startedAt ?? start;
   // A call with retries off has no deadline.
-  const endAt = retry && state ? state.startedAt + (retry.deadlineMs ?? Infinity) : Infinity;
+  const endAt = retry && state ? began + (retry.deadlineMs ?? Infinity) : Infinity;
   const byEnd = endAt - Math.max(MIN_USEFUL_MS, control.latencyOf(where[0]));
   const byWait = start + settings.maxRetryAfterMs;
   const [latestAt, lateReason]: [number, StopReason] =
@@ -175,8 +175,7 @@ function pass(
   bound: Bound,
 ): Pass | Promise<Pass> {
   const { where, start } = bound;
-  const admit = (at: number): Verdict => control.admit(where, at, bound.latestAt);
-  const verdict = admit(start);
+  const verdict = control.admit(where, start, bound.latestAt);
   if (verdict.kind === 'go' && verdict.at <= start) return verdict.pass;
   const waitUntil = waitAtGate(control, config, bound.began);
   // The gate's error: `scope` (the origin, or the route: `<origin>/users/:id`) stopped it; an
@@ -194,7 +193,7 @@ function pass(
     return error;
   };
   return (async () => {
-    for (let v = verdict; ; v = admit(now())) {
+    for (let v: Verdict = verdict; ; v = control.admit(where, now(), bound.latestAt)) {
       if (v.kind === 'go') {
         const { pass: held } = v;
         let admitted: boolean | undefined;
@@ -288,25 +287,30 @@ export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => v
 export type Sender = { readonly defaults: { readonly adapter?: unknown } };
 
 /**
- * The gate of a client's calls. The wrapper of each adapter under the client's own settings is
- * made once and kept, so the success path builds none; a call with settings of its own gets a
- * wrapper of its own.
+ * The gate of a client's calls. The wrapper of the adapter under the client's own settings is
+ * made once and kept (the last one's: a client sends with one adapter), so the success path
+ * builds none; a call with settings of its own gets a wrapper of its own.
  */
 export function createGate(
   control: LoadControl,
   clientOptions: ResolvedOptions,
   sender: Sender,
 ): Gate {
-  const shared = new WeakMap<object, AxiosAdapter | undefined>();
+  // The adapters of the kept wrapper, as a list (none yet), and that wrapper.
+  let last: unknown[] = [];
+  let kept: AxiosAdapter | undefined;
   return (config, call) => {
     // The adapter the attempt's config holds, unwrapped.
     const own = config.adapter as Partial<Gated> | undefined;
     const adapter = own?.[ORIGINAL] ?? own ?? sender.defaults.adapter;
-    const cacheable = call.retry === clientOptions && adapter instanceof Object;
-    let gated = cacheable ? shared.get(adapter) : undefined;
-    if (!gated) {
-      gated = gatedAdapter(adapter, control, call);
-      if (cacheable) shared.set(adapter, gated);
+    // axios gives each call a copy of its list of adapters (Node's default): a list of the same
+    // adapters is the same (as `getAdapter` reads it), or each call would make a wrapper.
+    const list = ([] as unknown[]).concat(adapter);
+    let gated = kept;
+    if (call.retry !== clientOptions) gated = gatedAdapter(adapter, control, call);
+    else if (list.length - last.length || list.some((a, i) => a !== last[i])) {
+      last = list;
+      kept = gated = gatedAdapter(adapter, control, call);
     }
     if (gated) config.adapter = gated;
   };

@@ -37,7 +37,7 @@ export function stampIdempotencyKey(
   const existing = readHeader(headers, header);
   if (existing !== undefined) return existing;
   const keyOptions = options.idempotencyKey || undefined;
-  if (!keyOptions?.methods.includes((method ?? 'get').toUpperCase())) return undefined;
+  if (!keyOptions?.methods.includes(method?.toUpperCase() as string)) return undefined;
   const key = ruled(
     'idempotencyKey.generate()',
     [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],

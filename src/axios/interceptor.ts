@@ -97,7 +97,7 @@ function outcomeOf(
     status,
     serverWaitMs: signals?.askedMs,
     ...control?.standing(whereOf(config), clockNow()),
-    method: (config.method ?? 'get').toUpperCase(),
+    method: config.method?.toUpperCase() as string,
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==
       undefined,
@@ -200,10 +200,7 @@ function stopBeforeDeciding(
   // The gate held the attempt back (an open breaker, or no slot before the deadline), so nothing
   // was sent: a retry stopped so ends with the error of the attempt before it.
   const gateStop = gateStopOf(failure);
-  if (gateStop) {
-    const last = previous ?? failure;
-    throw stopped(last, { ...state, ...gateStop });
-  }
+  if (gateStop) throw stopped(previous ?? failure, { ...state, ...gateStop });
   if (deadlineCut) {
     throw stopped(deadlineError(failure, options.deadlineMs), { ...state, stopReason: 'deadline' });
   }
