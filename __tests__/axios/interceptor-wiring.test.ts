@@ -139,9 +139,15 @@ describe('wiring details', () => {
     await client.get('/three', { adapter: [b] });
     await client.get('/four', { adapter: [a, b] });
     await client.get('/five');
-    expect(seen.map(({ by }) => by)).toEqual(['a', 'a', 'b', 'a', 'a']);
+    // A call with retry options of its own gets a wrapper of its own.
+    await client.get('/six', { retry: { retries: 1 } });
+    await client.get('/seven');
+    await client.get('/eight');
+    expect(seen.map(({ by }) => by)).toEqual(['a', 'a', 'b', 'a', 'a', 'a', 'a', 'a']);
     const wrappers = seen.map(({ wrapper }) => wrapper);
     expect(wrappers[1]).toBe(wrappers[0]);
     expect(wrappers[2]).not.toBe(wrappers[0]);
+    expect(wrappers[5]).not.toBe(wrappers[4]);
+    expect(wrappers[7]).toBe(wrappers[6]);
   });
 });

@@ -7,7 +7,6 @@ import { isPlainSuccess, signalsOf } from '../http/response-signals';
 import { type Where, whereOf } from '../http/route';
 import type { Ending, LoadControl, Pass, Scope, Verdict } from '../load-control/load-control';
 import type { CallSettings } from '../options/call-settings';
-import type { ResolvedOptions } from '../options/options';
 import { backoffCeiling } from '../retry/backoff';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now } from '../runtime/clock';
@@ -287,16 +286,12 @@ export type Gate = (config: InternalAxiosRequestConfig, call: CallSettings) => v
 export type Sender = { readonly defaults: { readonly adapter?: unknown } };
 
 /**
- * The gate of a client's calls. The wrapper of the adapter under the client's own settings is
- * made once and kept (the last one's: a client sends with one adapter), so the success path
- * builds none; a call with settings of its own gets a wrapper of its own.
+ * The gate of a client's calls. The wrapper of the last adapter and retry options it saw is kept
+ * (a client sends with one adapter, most calls under its own options), so the success path builds
+ * none; a call with settings of its own gets a wrapper of its own.
  */
-export function createGate(
-  control: LoadControl,
-  clientOptions: ResolvedOptions,
-  sender: Sender,
-): Gate {
-  // The adapters of the kept wrapper, as a list (none yet), and that wrapper.
+export function createGate(control: LoadControl, sender: Sender): Gate {
+  // The retry options and adapters of the kept wrapper, as a list (none yet), and that wrapper.
   let last: unknown[] = [];
   let kept: AxiosAdapter | undefined;
   return (config, call) => {
@@ -305,13 +300,11 @@ export function createGate(
     const adapter = own?.[ORIGINAL] ?? own ?? sender.defaults.adapter;
     // axios gives each call a copy of its list of adapters (Node's default): a list of the same
     // adapters is the same (as `getAdapter` reads it), or each call would make a wrapper.
-    const list = ([] as unknown[]).concat(adapter);
-    let gated = kept;
-    if (call.retry !== clientOptions) gated = gatedAdapter(adapter, control, call);
-    else if (list.length - last.length || list.some((a, i) => a !== last[i])) {
+    const list = Array.isArray(adapter) ? [call.retry, ...adapter] : [call.retry, adapter];
+    if (list.length - last.length || list.some((a, i) => a !== last[i])) {
       last = list;
-      kept = gated = gatedAdapter(adapter, control, call);
+      kept = gatedAdapter(adapter, control, call);
     }
-    if (gated) config.adapter = gated;
+    if (kept) config.adapter = kept;
   };
 }

@@ -369,7 +369,7 @@ function createRetryHandlers(
     settings,
     control,
     budget: settings.budget ? createRetryBudget(settings.budget) : undefined,
-    gate: control && createGate(control, settings.options, sender),
+    gate: control && createGate(control, sender),
     reissue,
     onRequest: (config) => onFirstAttempt(handlers, config),
     onResponse: (response) => {
