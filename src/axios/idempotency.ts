@@ -37,6 +37,7 @@ export function stampIdempotencyKey(
   const existing = readHeader(headers, header);
   if (existing !== undefined) return existing;
   const keyOptions = options.idempotencyKey || undefined;
+  // No method (never one from axios, which sets it on every request): no key.
   if (!keyOptions?.methods.includes(method?.toUpperCase() as string)) return undefined;
   const key = ruled(
     'idempotencyKey.generate()',

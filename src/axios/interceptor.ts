@@ -97,6 +97,7 @@ function outcomeOf(
     status,
     serverWaitMs: signals?.askedMs,
     ...control?.standing(whereOf(config), clockNow()),
+    // axios sets a method on every request it makes (lower case, `get` by default).
     method: config.method?.toUpperCase() as string,
     hasIdempotencyKey:
       (state.idempotencyKey ?? readHeader(config.headers, idempotencyHeader(options))) !==
