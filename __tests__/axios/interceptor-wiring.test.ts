@@ -120,34 +120,40 @@ describe('wiring details', () => {
     expect(sent).toEqual(['/items']);
   });
 
-  it('keeps one wrapper for a list of adapters, which axios copies for each call', async () => {
-    // Node's default adapter is a list (`['xhr', 'http', 'fetch']`): each call's config gets a
-    // copy of it. Each list here holds one function, which `getAdapter` returns.
-    const seen: { by: string; wrapper: unknown }[] = [];
-    const answer =
-      (by: string): AxiosAdapter =>
-      async (config) => {
-        seen.push({ by, wrapper: config.adapter });
-        return { data: by, status: 200, statusText: 'OK', headers: {}, config };
-      };
-    const [a, b] = [answer('a'), answer('b')];
-    const client = axios.create({ adapter: [a] });
-    attachRetry(client);
-    await client.get('/one');
-    await client.get('/two');
-    // Another list for one call is sent with its own adapter, and the next call with the first.
-    await client.get('/three', { adapter: [b] });
-    await client.get('/four', { adapter: [a, b] });
-    await client.get('/five');
-    // A call with retry options of its own gets a wrapper of its own.
-    await client.get('/six', { retry: { retries: 1 } });
-    await client.get('/seven');
-    await client.get('/eight');
-    expect(seen.map(({ by }) => by)).toEqual(['a', 'a', 'b', 'a', 'a', 'a', 'a', 'a']);
-    const wrappers = seen.map(({ wrapper }) => wrapper);
-    expect(wrappers[1]).toBe(wrappers[0]);
-    expect(wrappers[2]).not.toBe(wrappers[0]);
-    expect(wrappers[5]).not.toBe(wrappers[4]);
-    expect(wrappers[7]).toBe(wrappers[6]);
-  });
+  // A list of adapters is axios's since 1.5.1 (`getAdapter`); before, the gate leaves one unwrapped.
+  const withLists = typeof axios.getAdapter === 'function' ? it : it.skip;
+
+  withLists(
+    'keeps one wrapper for a list of adapters, which axios copies for each call',
+    async () => {
+      // Node's default adapter is a list (`['xhr', 'http', 'fetch']`): each call's config gets a
+      // copy of it. Each list here holds one function, which `getAdapter` returns.
+      const seen: { by: string; wrapper: unknown }[] = [];
+      const answer =
+        (by: string): AxiosAdapter =>
+        async (config) => {
+          seen.push({ by, wrapper: config.adapter });
+          return { data: by, status: 200, statusText: 'OK', headers: {}, config };
+        };
+      const [a, b] = [answer('a'), answer('b')];
+      const client = axios.create({ adapter: [a] });
+      attachRetry(client);
+      await client.get('/one');
+      await client.get('/two');
+      // Another list for one call is sent with its own adapter, and the next call with the first.
+      await client.get('/three', { adapter: [b] });
+      await client.get('/four', { adapter: [a, b] });
+      await client.get('/five');
+      // A call with retry options of its own gets a wrapper of its own.
+      await client.get('/six', { retry: { retries: 1 } });
+      await client.get('/seven');
+      await client.get('/eight');
+      expect(seen.map(({ by }) => by)).toEqual(['a', 'a', 'b', 'a', 'a', 'a', 'a', 'a']);
+      const wrappers = seen.map(({ wrapper }) => wrapper);
+      expect(wrappers[1]).toBe(wrappers[0]);
+      expect(wrappers[2]).not.toBe(wrappers[0]);
+      expect(wrappers[5]).not.toBe(wrappers[4]);
+      expect(wrappers[7]).toBe(wrappers[6]);
+    },
+  );
 });
