@@ -8,8 +8,9 @@ import * as source from '../src';
 // The package as it ships (dist/, after `npm run build`: minified, its internal names shortened),
 // else this repository's src/ through ts-node, which costs more per call.
 const BUILT = join(__dirname, '..', 'dist', 'index.js');
-const { attachRetry }: typeof source = existsSync(BUILT) ? require(BUILT) : source;
-const FROM = existsSync(BUILT) ? 'dist/' : 'src/';
+const shipped = existsSync(BUILT);
+const { attachRetry }: typeof source = shipped ? require(BUILT) : source;
+const FROM = shipped ? 'dist/' : 'src/';
 
 /** A client of the overhead tables: how to make it on axios defaults (an adapter, an agent). */
 export interface OverheadClient {
