@@ -475,6 +475,26 @@ describe('never worse than off: the failures the search found, named (issue 21)'
     ).toEqual({ quota: 20, w: 10 });
   });
 
+  it("five clients without a store that share a window of 4 a second: a call's free 429s on its paced route do not lengthen its backoff past the retries' (seed 154)", async () => {
+    // Paced 429s are not counted against `retries`, so a call reached its seventh retry and a
+    // backoff ceiling of 6.4 s: the job took 8 185 ms against off's 4 862 (4 287 ms now).
+    const c: Case = {
+      server: {
+        ...plain,
+        limiter: { algorithm: 'fixed', rate: 4, windowMs: 1000, burst: 3, aligned: false },
+        mount: 'prefix',
+        policy: true,
+        latency: { baseMs: 40, tailMs: 2405, tailRatio: 0 },
+        seed: 308933697,
+      },
+      workload: {
+        ...{ ...workload, jobs: 38, concurrency: 38, callsPerJob: 5, routes: 2, clients: 5 },
+        ...{ retries: 5, timeoutMs: 1000, seed: 1297305001 },
+      },
+    };
+    expect((await violationsOf(c, 'a-succeeds', 'b-time', 'c-requests')).violations).toEqual([]);
+  });
+
   it('a token bucket of 2 at 104 a second that announces its policy (104;w=1) is not held a second per pair: done within 20 ms of the time off takes (seed 1829)', async () => {
     // One call at a time; every other success says none remain, reset 1.
     const c: Case = {

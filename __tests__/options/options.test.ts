@@ -277,6 +277,16 @@ describe('resolveClientOptions: bad options fail with the option name and the al
       /unknown option `maxRetries` \(did you mean `retries`\?\)/,
     ],
     [
+      'the end of our name, without its start',
+      { budget: false },
+      /unknown option `budget` \(did you mean `retryBudget`\?\)/,
+    ],
+    [
+      'the end of a nested name',
+      { breaker: { threshold: 5 } },
+      /unknown option `breaker` \(did you mean `circuitBreaker`\?\)/,
+    ],
+    [
       'the longest shared start, not the first name with the same three letters',
       { maxRetryAfter: 100 },
       /unknown option `maxRetryAfter` \(did you mean `maxRetryAfterMs`\?\)/,

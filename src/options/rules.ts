@@ -57,9 +57,9 @@ export function ruled<T>(
 /**
  * The error for an unknown option: it suggests the name that shares the longest start with the
  * unknown one (nearly half of it at least, case ignored), or that it holds whole (`maxRetries`:
- * `retries`), among those whose rule takes the value given (`retry: 3`: `retries`, not
- * `retryDelay`); with none, it points to the options table (a per-request `retryBudget: false`
- * is no misspelt `retries`).
+ * `retries`) or ends (`breaker`: `circuitBreaker`), among those whose rule takes the value given
+ * (`retry: 3`: `retries`, not `retryDelay`); with none, it points to the options table (a
+ * per-request `retryBudget: false` is no misspelt `retries`).
  */
 function unknownOption(
   path: string,
@@ -72,7 +72,12 @@ function unknownOption(
   let best = unknown.length / 2 - 1;
   for (const candidate in schema) {
     const known = candidate.toLowerCase();
-    let shared = unknown.includes(known) ? known.length : 0;
+    // A name it holds whole (`maxRetries`), or one it ends (`budget`: `retryBudget`).
+    let shared = unknown.includes(known)
+      ? known.length
+      : known.endsWith(unknown)
+        ? unknown.length
+        : 0;
     while (unknown[shared] && unknown[shared] === known[shared]) shared++;
     if (shared > best && (schema[candidate] as Rule)[0](value)) {
       best = shared;

@@ -118,8 +118,15 @@ function waitOf(outcome: OutcomeToDecide, state: RetryState, options: ResolvedOp
       : outcome.serverWaitMs;
   // On top of a server-given wait, the draw only de-synchronises the clients released at the same
   // time: the server set the pace, so the spread is the first retry's, whatever the retry number.
+  // A paced scope's 429s are free (see `limitReached`): past `retries` they no longer lengthen the
+  // backoff, or a call's free throttles would leave it waiting seconds for a slot (seed 154).
   const jitter = fullJitterDelay(
-    asked === undefined ? state.retryCount + 1 : 1,
+    asked === undefined
+      ? Math.min(
+          state.retryCount + 1,
+          outcome.paced && outcome.status === 429 ? options.retries : Infinity,
+        )
+      : 1,
     options,
     options.random,
   );
