@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
 import axiosRetry from 'axios-retry';
@@ -6,9 +6,21 @@ import * as rax from 'retry-axios';
 import * as source from '../src';
 
 // The package as it ships (dist/, after `npm run build`: minified, its internal names shortened),
-// else this repository's src/ through ts-node, which costs more per call.
+// else this repository's src/ through ts-node, which costs more per call. A build older than a
+// file of src/ is not the code under test: src/ then, and the rows say so.
 const BUILT = join(__dirname, '..', 'dist', 'index.js');
-const shipped = existsSync(BUILT);
+const SRC = join(__dirname, '..', 'src');
+
+/** The latest change to a file under `dir`, in ms. */
+const changedAt = (dir: string): number =>
+  Math.max(
+    ...readdirSync(dir, { withFileTypes: true }).map((entry) => {
+      const path = join(dir, entry.name);
+      return entry.isDirectory() ? changedAt(path) : statSync(path).mtimeMs;
+    }),
+  );
+
+const shipped = existsSync(BUILT) && statSync(BUILT).mtimeMs >= changedAt(SRC);
 const { attachRetry }: typeof source = shipped ? require(BUILT) : source;
 const FROM = shipped ? 'dist/' : 'src/';
 
