@@ -30,16 +30,18 @@ export const decimal = (text: string | undefined): number | undefined =>
 const HTTP_DATE =
   /^\s*(?:[a-z]+, (\d\d)[ -]([a-z]{3})[ -](\d\d|\d{4}) (\d\d):(\d\d):(\d\d) (?:gmt|utc)|[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4}))\s*$/i;
 
+/** An HTTP-date's groups, in that order: day, month, year, hour, minute, second. */
+type DateParts = [string, string, string, string, string, string];
+
 /** Parses an HTTP-date (RFC 9110 §5.6.7, any of its three forms) to epoch milliseconds. */
 export function parseHttpDate(value: string | undefined, now: number): number | undefined {
   // (No value is tested as the text "undefined": no date.)
   const m = HTTP_DATE.exec(value as string);
   if (!m) return undefined;
-  const [day, month, year, ...clock] = (
-    m[1] ? m.slice(1, 7) : [m[8], m[7], m[12], m[9], m[10], m[11]]
-  ) as [string, string, string, ...string[]];
+  const [day, month, year, h, min, s] = (m[1]
+    ? m.slice(1, 7)
+    : [m[8], m[7], m[12], m[9], m[10], m[11]]) as string[] as DateParts;
   const monthIndex = 'janfebmaraprmayjunjulaugsepoctnovdec'.indexOf(month.toLowerCase()) / 3;
-  const [d, h, min, s] = [day, ...clock].map(Number) as [number, number, number, number];
   // RFC 850's two-digit year: a date more than 50 years ahead of `now` is from the century before.
   const thisYear = new Date(now).getUTCFullYear();
   let y = +year;
@@ -47,10 +49,13 @@ export function parseHttpDate(value: string | undefined, now: number): number | 
     y += thisYear - (thisYear % 100);
     if (y > thisYear + 50) y -= 100;
   }
-  const time = Date.UTC(y, monthIndex, d, h, min, s);
+  const time = Date.UTC(y, monthIndex, +day, +h, +min, +s);
   // Date.UTC rolls "31 Feb" over into March: a date that does not round-trip is not valid. So
   // does an hour past 23 (to a later day: at most 99 hours, never a month on).
-  return Number.isInteger(monthIndex) && new Date(time).getUTCDate() === d && min < 60 && s < 61
+  return Number.isInteger(monthIndex) &&
+    new Date(time).getUTCDate() === +day &&
+    +min < 60 &&
+    +s < 61
     ? time
     : undefined;
 }
