@@ -83,7 +83,7 @@ function outcomeOf(
   { failed: failure, retryOptions: options }: Retrying,
   state: RetryState,
   control: LoadControl | undefined,
-): Omit<AttemptOutcome, 'verdict'> {
+): AttemptOutcome {
   const { config, response } = failure;
   const signals = response && signalsOf(response);
   const status = signals?.status;
@@ -184,7 +184,7 @@ function onFirstAttempt(
 function stopBeforeDeciding(
   { failed: failure, retryOptions: options, previous }: Retrying,
   state: RetryState,
-  outcome: Omit<AttemptOutcome, 'verdict'>,
+  outcome: AttemptOutcome,
 ): RetryState {
   const deadlineCut = settleAttempt(failure.config);
   const { classification } = outcome;
@@ -212,7 +212,7 @@ function stopBeforeDeciding(
 async function decideRetry(
   { failed: failure, retryOptions: options, budget }: Retrying,
   state: RetryState,
-  outcome: Omit<AttemptOutcome, 'verdict'>,
+  outcome: AttemptOutcome,
 ): Promise<Extract<Decision, { retry: true }>> {
   // The policy asks shouldRetry only when its answer matters. The answer may be a promise, which
   // cannot be awaited inside the pure policy: asking ends that decision (before any draw or
@@ -236,7 +236,7 @@ async function decideRetry(
 function nextState(
   state: RetryState,
   { delayMs, finalAttempt }: Extract<Decision, { retry: true }>,
-  outcome: Omit<AttemptOutcome, 'verdict'>,
+  outcome: AttemptOutcome,
 ): RetryState {
   return {
     ...state,

@@ -25,17 +25,17 @@ export interface AttemptOutcome {
   readonly retryIsFree?: boolean;
   /** What the server said of retrying (see server-signals.ts): `false` = don't, ms = pushback. */
   readonly advice?: boolean | number | undefined;
-  /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
-  readonly verdict: () => boolean | undefined;
   /** The caller's `retryDelay`, if any: the delay in place of a backoff draw. */
   readonly delay?: ((delayMs: number) => number) | undefined;
 }
 
 /**
- * A failed attempt's outcome as `decide` weighs it: with when the decision is made and the retry
- * budget, if any, that a retry would be charged to.
+ * A failed attempt's outcome as `decide` weighs it: with the caller's verdict, when the decision
+ * is made and the retry budget, if any, that a retry would be charged to.
  */
 export interface OutcomeToDecide extends AttemptOutcome {
+  /** Asks the caller's `shouldRetry`, if any; asked only when the answer matters. */
+  readonly verdict: () => boolean | undefined;
   /** When the decision is made (the interceptor's clock). */
   readonly decisionAt: number;
   readonly budget?: RetryBudget | undefined;
@@ -74,7 +74,7 @@ function isRepeatable(
  * A throttle (a 429), or an overload (a 503), of a scope that pacing holds to the server's rate
  * (a scope that stopped serving is not paced: its 503s are the breaker's, and count as usual).
  */
-export const isPacedThrottle = (outcome: Omit<AttemptOutcome, 'verdict'>): boolean =>
+export const isPacedThrottle = (outcome: AttemptOutcome): boolean =>
   !!outcome.paced && (outcome.status === 429 || outcome.status === 503);
 
 /** A limit that ends the call whether or not its failure is repeatable, if one is reached. */
