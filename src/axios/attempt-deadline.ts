@@ -75,9 +75,12 @@ export const deadlineError = (failure: AxiosError, deadlineMs: number | undefine
 /**
  * Lowers the attempt's axios `timeout` to the `leftMs` its deadline leaves: at least 1 ms (axios
  * reads 0 as "none"), and no more than a runtime timer holds (a longer one would fire at once;
- * the attempt's bound still holds the rest).
+ * the attempt's bound still holds the rest). Returns what is left in whole milliseconds, at
+ * least 1, not bounded by the timer (the bound's own time).
  */
-export function clampTimeout(config: InternalAxiosRequestConfig, leftMs: number): void {
-  const timeout = Math.min(Math.max(1, Math.ceil(leftMs)), MAX_TIMER_MS);
+export function clampTimeout(config: InternalAxiosRequestConfig, leftMs: number): number {
+  const left = Math.max(1, Math.ceil(leftMs));
+  const timeout = Math.min(left, MAX_TIMER_MS);
   config.timeout = config.timeout ? Math.min(config.timeout, timeout) : timeout;
+  return left;
 }

@@ -51,9 +51,7 @@ function clampToDeadline(
   const state = config.retryState as RetryState;
   if (!options) return;
   if (options.deadlineMs) {
-    const remaining = Math.max(1, Math.ceil(state.startedAt + options.deadlineMs - now));
-    clampTimeout(config, remaining);
-    boundAttempt(config, remaining);
+    boundAttempt(config, clampTimeout(config, state.startedAt + options.deadlineMs - now));
   }
   // The headers of calls that propagate: `propagate: true` (which a server layer sets on the
   // calls it sees: call-context.ts), or by default outside a browser, where they cost no CORS
