@@ -164,22 +164,21 @@ function resolve(given: RequestRetryOptions, path: string): ResolvedOptions {
   if (given.maxDelayMs !== undefined) {
     ruled(`${path}baseDelayMs`, range(`[0, ${given.maxDelayMs}]`), given.baseDelayMs ?? 0);
   }
-  const options = withUpperCaseMethods({ ...DEFAULT_OPTIONS, ...given });
-  const { random } = given;
-  const key = options.idempotencyKey;
-  return {
-    ...options,
+  const { random, deadlineMs, idempotencyKey: key } = given;
+  return withUpperCaseMethods({
+    ...DEFAULT_OPTIONS,
+    ...given,
     // Checked as the code draws from it (`UNIT`).
-    random: random ? () => ruled(`${path}random()`, UNIT, random()) : options.random,
-    deadlineMs: options.deadlineMs === Infinity ? undefined : options.deadlineMs,
+    random: random ? () => ruled(`${path}random()`, UNIT, random()) : DEFAULT_OPTIONS.random,
+    deadlineMs: deadlineMs === Infinity ? undefined : deadlineMs,
     idempotencyKey:
       key === true
         ? DEFAULT_IDEMPOTENCY_KEY
-        : key &&
+        : !!key &&
           withUpperCaseMethods(
             group(key, KEY_SCHEMA, `${path}idempotencyKey.`) as ResolvedIdempotencyKey,
           ),
-  };
+  });
 }
 
 export interface ClientSettings {
