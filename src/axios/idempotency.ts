@@ -1,6 +1,6 @@
 import { readHeader } from '../http/read-header';
 import type { ResolvedOptions } from '../options/options';
-import { DEFAULT_IDEMPOTENCY_KEY } from '../options/options';
+import { DEFAULT_IDEMPOTENCY_KEY, NON_EMPTY } from '../options/options';
 import { ruled } from '../options/rules';
 
 /** axios's headers or a plain object. */
@@ -39,11 +39,7 @@ export function stampIdempotencyKey(
   const keyOptions = options.idempotencyKey || undefined;
   // No method (never one from axios, which sets it on every request): no key.
   if (!keyOptions?.methods.includes(method?.toUpperCase() as string)) return undefined;
-  const key = ruled(
-    'idempotencyKey.generate()',
-    [(k) => typeof k === 'string' && k !== '', 'a non-empty string'],
-    keyOptions.generate(),
-  );
+  const key = ruled('idempotencyKey.generate()', NON_EMPTY, keyOptions.generate());
   putHeader(headers, header, key);
   return key;
 }

@@ -41,7 +41,9 @@ const arrayOf =
 /** A finite number ≥ 0 (milliseconds, a rate). */
 export const FINITE: Rule = range('[0, ∞)');
 const POSITIVE: Rule = range('(0, ∞)');
-const METHODS: Rule = [arrayOf((m) => typeof m === 'string' && m !== ''), 'an array of methods'];
+/** A string with something in it (an idempotency key, a method). */
+export const NON_EMPTY: Rule = [(v) => typeof v === 'string' && v !== '', 'a non-empty string'];
+const METHODS: Rule = [arrayOf(NON_EMPTY[0]), 'an array of methods'];
 const FALSE_OR_OBJECT: Rule = [(v) => v === false || isObject(v), 'false or an object'];
 
 /** Options with no default: unset unless given. */
