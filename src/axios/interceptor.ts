@@ -17,7 +17,7 @@ import {
 } from '../options/options';
 import { assertAttachable, markAttached, notAnErrorProblem } from '../options/usage-errors';
 import { createRetryBudget, type RetryBudget } from '../retry/budget';
-import { type AttemptOutcome, type Decision, decide, isPacedThrottle } from '../retry/policy';
+import { type AttemptOutcome, decide, isPacedThrottle } from '../retry/policy';
 import { cancellationError, cancellationOf } from '../runtime/cancellation';
 import { now as clockNow } from '../runtime/clock';
 import { publish } from '../runtime/metrics';
@@ -206,12 +206,15 @@ function stopBeforeDeciding(
   return state;
 }
 
-/** Step 2, decide: retry after a delay, or end the call with the policy's reason. */
+/**
+ * Step 2, decide: retry after a delay, with the state the retry is sent with, or end the call
+ * with the policy's reason.
+ */
 async function decideRetry(
   { failed: failure, retryOptions: options, budget }: Retrying,
   state: RetryState,
   outcome: AttemptOutcome,
-): Promise<Extract<Decision, { retry: true }>> {
+): Promise<[delayMs: number, next: RetryState]> {
   // The policy asks shouldRetry only when its answer matters. The answer may be a promise, which
   // cannot be awaited inside the pure policy: asking ends that decision (before any draw or
   // charge), and the call is decided again with the answer.
@@ -227,34 +230,29 @@ async function decideRetry(
     decision = decideWith(() => answer);
   }
   if (!decision.retry) throw stopped(failure, { ...state, stopReason: decision.reason });
-  return decision;
-}
-
-/** Step 3, the next state: the state the retry is sent with. */
-function nextState(
-  state: RetryState,
-  { delayMs, finalAttempt }: Extract<Decision, { retry: true }>,
-  outcome: AttemptOutcome,
-): RetryState {
-  return {
-    ...state,
-    retryCount: state.retryCount + 1,
-    delays: [...state.delays, delayMs],
-    ...(finalAttempt && { finalAttempt }),
-    ...(outcome.classification.neverSent && { refusedCount: (state.refusedCount ?? 0) + 1 }),
-    ...(isPacedThrottle(outcome) && { throttledCount: (state.throttledCount ?? 0) + 1 }),
-  };
+  const { delayMs, finalAttempt } = decision;
+  return [
+    delayMs,
+    {
+      ...state,
+      retryCount: state.retryCount + 1,
+      delays: [...state.delays, delayMs],
+      ...(finalAttempt && { finalAttempt }),
+      ...(outcome.classification.neverSent && { refusedCount: (state.refusedCount ?? 0) + 1 }),
+      ...(isPacedThrottle(outcome) && { throttledCount: (state.throttledCount ?? 0) + 1 }),
+    },
+  ];
 }
 
 /**
- * Step 4, pause: releases the failed attempt's response, sleeps the retry's delay, and calls
+ * Step 3, pause: releases the failed attempt's response, sleeps the retry's delay, and calls
  * `onRetry` once the timer is set (the retry is the call's `state.retryCount + 1`th). A
  * cancellation during the sleep ends the call.
  */
 function pause(
   { failed: failure, retryOptions: options }: Retrying,
   state: RetryState,
-  { delayMs }: Extract<Decision, { retry: true }>,
+  delayMs: number,
 ): Promise<void> {
   const { config } = failure;
   releaseResponse(failure);
@@ -276,7 +274,7 @@ function pause(
 }
 
 /**
- * Step 5, send the retry (its config, which carries its state): clamps it to the deadline, sends
+ * Step 4, send the retry (its config, which carries its state): clamps it to the deadline, sends
  * it through the gate, and settles its deadline bound. Rejects with the retry's error.
  */
 async function sendRetry(
@@ -323,9 +321,8 @@ async function onFailure(client: Client, error: unknown): Promise<AxiosResponse>
   for (;;) {
     const outcome = outcomeOf(retrying, state, client.control);
     state = stopBeforeDeciding(retrying, state, outcome);
-    const decision = await decideRetry(retrying, state, outcome);
-    const next = nextState(state, decision, outcome);
-    await pause(retrying, state, decision);
+    const [delayMs, next] = await decideRetry(retrying, state, outcome);
+    await pause(retrying, state, delayMs);
     try {
       return await sendRetry(client, call, { ...retrying.failed.config, retryState: next });
     } catch (retryError) {
