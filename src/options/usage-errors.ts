@@ -9,7 +9,7 @@ import { shown, optionError as usageError } from './rules';
  * axios's success slot, `use(retryInterceptor())`, where the handler sees no failure.
  */
 export function notAnErrorProblem(value: unknown): TypeError | undefined {
-  if (value instanceof Error || Object.prototype.toString.call(value) === '[object Error]') {
+  if (value instanceof Error || {}.toString.call(value) === '[object Error]') {
     return undefined;
   }
   const status = (value as { status?: unknown } | null)?.status;
