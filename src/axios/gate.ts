@@ -46,11 +46,7 @@ export function gateStopOf(error: unknown): GateStop | undefined {
 }
 
 // Faults of one request rather than of the connection: they are its route's, not the origin's.
-const ROUTE_FAULTS: ReadonlySet<unknown> = new Set([
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'ERR_BAD_RESPONSE',
-]);
+const ROUTE_FAULTS: readonly unknown[] = ['ECONNABORTED', 'ETIMEDOUT', 'ERR_BAD_RESPONSE'];
 
 /**
  * How an attempt ends, for the gate, when `statusCodes` are its call's failure statuses: a failure
@@ -61,7 +57,7 @@ const endingsOf =
   (response: AxiosResponse | undefined, error: AxiosError | undefined, sentAt: number): Ending => {
     if (!response) {
       const { kind } = classifyFailure({ code: error?.code, causeCode: causeCodeOf(error) });
-      const originWide = !ROUTE_FAULTS.has(error?.code);
+      const originWide = !ROUTE_FAULTS.includes(error?.code);
       // A connection's fault on a kept-alive socket that the server (or a middlebox) closed while
       // idle (a reset, a hang-up) says nothing of the origin: Node's docs retry it at once
       // (`request.reusedSocket`, on the request follow-redirects sends: with `maxRedirects: 0`

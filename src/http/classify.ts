@@ -28,7 +28,7 @@ export interface Classification {
 }
 
 // Faults of the connection or of time, not of the request: repeating the request may succeed.
-const TRANSIENT_CODES = new Set([
+const TRANSIENT_CODES: readonly unknown[] = [
   'ERR_NETWORK', // XHR and fetch adapters: the system code, if any, is on the cause
   'ECONNABORTED', // axios: timeout (or an aborted XHR)
   'ETIMEDOUT',
@@ -42,25 +42,25 @@ const TRANSIENT_CODES = new Set([
   'ENETDOWN',
   'EHOSTDOWN',
   'UND_ERR_SOCKET', // fetch adapter in Node (undici): the socket closed, e.g. part-way through the body
-]);
+];
 
 // The connection was never made, or the host never found: the server cannot have seen the request.
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const NEVER_SENT_CODES: readonly unknown[] = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'];
 
 export function classifyFailure(failure: Failure): Classification {
   if (failure.code === 'ERR_CANCELED') return { kind: 'canceled', neverSent: false };
-  // (A Set has no `undefined`: an absent code is in neither.)
+  // (Neither list has `undefined`: an absent code is in neither.)
   const codes = [failure.code, failure.causeCode] as string[];
   // A fault of the connection is transient even after the status line arrived (a body cut short):
   // axios's http adapter, when the connection dies (or its idle timeout fires) part-way through
   // the body, attaches the response, its status a success, yet the body is lost.
   const transient =
-    codes.some((code) => TRANSIENT_CODES.has(code)) ||
+    codes.some((code) => TRANSIENT_CODES.includes(code)) ||
     (failure.code === 'ERR_BAD_RESPONSE' && failure.message === 'stream has been aborted');
   return {
     kind: transient ? 'transient' : failure.status === undefined ? 'permanent' : 'status',
     // (Never sent is a transient fault: a status or a permanent failure has none of its codes.)
-    neverSent: codes.some((code) => NEVER_SENT_CODES.has(code)),
+    neverSent: codes.some((code) => NEVER_SENT_CODES.includes(code)),
   };
 }
 
