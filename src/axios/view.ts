@@ -51,7 +51,7 @@ export function loadControlOf(instance: AxiosInstance): LoadControlView {
   const local = clockNow();
   // The scopes' times are on the store's clock.
   const now = control?.now() ?? local;
-  const scopes = [...(control?.scopes() ?? [])].map((scope) => {
+  const scopes = Array.from(control?.scopes() ?? [], (scope) => {
     const holdMs = Math.max(0, scope.pacer.shared.holdUntil - now);
     return Object.freeze({
       ...whereOf(scope),
