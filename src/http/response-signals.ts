@@ -35,9 +35,7 @@ const read = new WeakMap<AxiosResponse, ResponseSignals>();
  */
 export const isPlainSuccess = (response: AxiosResponse): boolean =>
   response.status < 400 &&
-  !Object.keys(response.headers ?? {}).some((name) =>
-    /ratelimit|rate-limit|call-limit/i.test(name),
-  );
+  !Object.keys(response.headers ?? {}).some((name) => /(?:rate-?|call-)limit/i.test(name));
 
 /**
  * Reads a response's headers, once; `wallNow` is the wall clock (now), which HTTP dates are read
