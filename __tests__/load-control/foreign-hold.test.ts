@@ -1,4 +1,4 @@
-import type { LoadControlStore, SharedScope } from '../../src/contract/store';
+import type { LoadControlStore, ScopeChange, SharedScope } from '../../src/contract/store';
 import { memoryStore } from '../../src/load-control/store';
 import { failureIn } from '../helpers/failure';
 import { mockClient, settle } from '../helpers/mock-client';
@@ -80,5 +80,48 @@ describe('a hold another client left in the store', () => {
     expect(failureIn(await settle(client.get('/items'))).code).toBe('ERR_RATE_LIMITED');
     expect(Date.now()).toBe(later);
     expect(mock.history.get).toHaveLength(1);
+  });
+
+  it("probes a hold of this client's whose end another moved (its start kept), as another's: a call is not failed for a month", async () => {
+    // A store that reports a write of another process: the state this client left, its hold's
+    // end a month on.
+    const kept = new Map<string, SharedScope>();
+    let report: (key: string, state: SharedScope) => void = () => {};
+    const store: LoadControlStore = {
+      ...memoryStore(),
+      update: (key: string, current: SharedScope, change: ScopeChange) => {
+        const next = change(current);
+        kept.set(key, next);
+        return next;
+      },
+      watch: (listener) => {
+        report = listener;
+        return () => {};
+      },
+    };
+    const { client, mock } = mockClient({ ...OPTIONS, retries: 0, store });
+    mock
+      .onGet('/items')
+      .replyOnce(429, '', { 'retry-after': '3' })
+      .onGet('/items')
+      .reply(200, 'ok');
+    await settle(client.get('/items'));
+    // The route's hold: the 429 named no quota the origin shares.
+    const route = `${O}/items`;
+    const own = kept.get(route) as SharedScope;
+    expect(own.pace.holdUntil).toBeGreaterThan(Date.now());
+    report(route, {
+      ...own,
+      version: own.version + 1,
+      pace: { ...own.pace, holdUntil: own.pace.heldAt + MONTH_MS },
+    });
+    jest.advanceTimersByTime(1000);
+    // Within the hold this client set (3 s), its probe is due a second after the hold began:
+    // it goes, its success ends the hold.
+    const later = Date.now();
+    const outcome = await settle(client.get('/items'));
+    expect(outcome.value?.data).toBe('ok');
+    expect(Date.now()).toBe(later);
+    expect(mock.history.get).toHaveLength(2);
   });
 });
