@@ -77,7 +77,12 @@ describe('a hold another client left in the store', () => {
     mock.onGet('/items').reply(429, '', { 'retry-after': '30' });
     await settle(client.get('/items'));
     const later = Date.now();
-    expect(failureIn(await settle(client.get('/items'))).code).toBe('ERR_RATE_LIMITED');
+    const failure = failureIn(await settle(client.get('/items')));
+    expect(failure.code).toBe('ERR_RATE_LIMITED');
+    // It names the scope and the server's wait, not a deadline (a call may have none).
+    expect(failure.message).toBe(
+      'axios-safe-retry: http://api.test rate limited; retry in 30000 ms',
+    );
     expect(Date.now()).toBe(later);
     expect(mock.history.get).toHaveLength(1);
   });

@@ -180,7 +180,7 @@ function pass(
       code === ERR_CIRCUIT_OPEN && bound.endAt === Infinity ? 'circuit-open' : bound.lateReason;
     const retryAfterMs = Math.max(0, Math.ceil(at - now()));
     const error: GateError = new AxiosError(
-      `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'paced past the deadline'}; retry in ${retryAfterMs} ms`,
+      `axios-safe-retry: ${scope} ${code === ERR_CIRCUIT_OPEN ? 'circuit open' : 'rate limited'}; retry in ${retryAfterMs} ms`,
       code,
       config,
     );
