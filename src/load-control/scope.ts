@@ -148,8 +148,6 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
     slotWaiters: createWaitQueue(),
   };
   if (circuitBreaker) {
-    const ownWindow = shared ? window : createOutcomeWindow(circuitBreaker.windowMs);
-    const where = whereOf(scope);
     // Released oldest first, at the rate the scope handled before it failed, or spread over a
     // second when that is unknown; with neither, there is nothing to spread. Both are this
     // client's: the rate released is the fleet's, as many times that as clients share it. A
@@ -167,9 +165,9 @@ export function newScope(settings: ScopeSettings, name: string, parent?: Scope):
       if (rate) pacerChange(scope, now, (pacer) => pacer.release(now, rate, signalAt));
     };
     (scope as { breaker: CircuitBreaker }).breaker = createCircuitBreaker({
-      scope: where,
+      scope: whereOf(scope),
       settings: circuitBreaker,
-      window: ownWindow,
+      window: shared ? window : createOutcomeWindow(circuitBreaker.windowMs),
       random,
       onClose,
       sharing: {
