@@ -87,6 +87,8 @@ export interface BreakerParts {
  * false).
  */
 interface Breaker extends BreakerParts {
+  /** Open while isolated, else the shared state's. */
+  readonly state: CircuitState;
   shared: BreakerState;
   /** Its probe is in flight. */
   probing?: boolean;
@@ -100,16 +102,14 @@ interface Breaker extends BreakerParts {
   isolated: number;
 }
 
-const stateOf = (b: Breaker): CircuitState => (b.isolated ? 'open' : b.shared.state);
-
 const change = (b: Breaker, make: (s: BreakerState) => BreakerState, now: number): void =>
   announce(b, now, () => (b.shared = b.sharing.change(make)));
 
 /** Runs `act`; if the breaker's state is another after it, says so (a close clears the window). */
 function announce(b: Breaker, now: number, act: () => unknown): void {
-  const previousState = stateOf(b);
+  const previousState = b.state;
   act();
-  const state = stateOf(b);
+  const { state } = b;
   if (state === previousState) return;
   if (state === 'closed') {
     b.window.clear(now);
@@ -167,7 +167,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
     ...parts,
     ...{ shared: CLOSED, denied: 0, isolated: 0 },
     get state() {
-      return stateOf(b);
+      return b.isolated ? 'open' : b.shared.state;
     },
     admit(now) {
       if (b.isolated) return Infinity;
