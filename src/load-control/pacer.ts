@@ -112,9 +112,6 @@ const CUT = 0.7;
 // limit with no store between them converge on equal shares (Chiu and Jain: a climb in
 // proportion alone keeps the ratio of their rates, and a client cut low stays low).
 const STEP_PER_SECOND = 1;
-// After a breaker closes the rate climbs fast (a whole last good rate per second) to its cap.
-const RELEASE_GROWTH = 1;
-const RELEASE_CAP = 2;
 // A 429 that says nothing more (no wait, no quota) this rare among a paced scope's successes is
 // noise, not a sign its rate is too high: it changes nothing.
 const NOISE = 1 / 50;
@@ -353,7 +350,8 @@ function released(
   return {
     ...s,
     ...{ overloadSince: Infinity, decidedAt: now, releasing: true },
-    ...{ slowStart: false, growth: RELEASE_GROWTH, cap: RELEASE_CAP },
+    // The climb is fast: a whole last good rate per second, to twice it.
+    ...{ slowStart: false, growth: 1, cap: 2 },
     // Paced (`pace`): the climb starts now, or when the hold ends.
     since: Math.max(now, s.holdUntil),
     ...pace,
