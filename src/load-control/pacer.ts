@@ -316,13 +316,10 @@ function throttled(s: PaceState, signal: ThrottleSignal, reading: Reading): Pace
  */
 function learn(d: Draft, accepted: number, oldNews: boolean): number {
   const now = d.lastSignal;
-  if (!d.base || oldNews) {
-    // A first rate (its slow start or not is `throttled`'s to say) is decided now.
-    if (!d.base) d.decidedAt = now;
-    return Math.max(d.base && rateAt(d, now), accepted);
-  }
-  const rate = rateAt(d, now);
-  d.decidedAt = now;
+  const rate = d.base && rateAt(d, now);
+  // A first rate (its slow start or not is `throttled`'s to say), or a cut, is decided now.
+  if (!d.base || !oldNews) d.decidedAt = now;
+  if (!d.base || oldNews) return Math.max(rate, accepted);
   d.cuts++;
   const cut = Math.min(rate, Math.max(accepted, rate * (d.slowStart ? 0.5 : CUT)));
   d.slowStart = false;
