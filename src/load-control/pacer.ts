@@ -43,8 +43,8 @@ export interface Pacer {
   /** A probe of a hold came back with no throttle: the hold is over, and the pace with it. */
   endHold(now: number): void;
   /**
-   * A success sent at `sentAt` said quota is left: a pace set before it was sent is over (a hold
-   * ends only by its probe).
+   * A success sent at `sentAt` said quota is left: the pace (the caller tells a paced scope
+   * only), if set before it was sent, is over (a hold ends only by its probe).
    */
   room(now: number, sentAt: number): void;
   /**
@@ -459,8 +459,7 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {
       const s = pacer.shared;
-      if (s.base && sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now)
-        pacer.endHold(now);
+      if (sentAt >= Math.max(s.heldAt, s.decidedAt) && s.holdUntil <= now) pacer.endHold(now);
     },
     release: (now, rate, signalAt) =>
       change((s) =>
