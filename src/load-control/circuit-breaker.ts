@@ -84,7 +84,7 @@ export interface BreakerParts {
 
 /**
  * One breaker: the shared state as known here, and what is this client's own (a flag unset is
- * false).
+ * false, a time unset none yet).
  */
 interface Breaker extends BreakerParts {
   /** Open while isolated, else the shared state's. */
@@ -97,7 +97,7 @@ interface Breaker extends BreakerParts {
   /** A lease asked for and not answered yet. */
   asking?: boolean;
   /** Another client holds the lease: ask again then. */
-  denied: number;
+  denied?: number;
   /** The isolations it holds. */
   isolated: number;
 }
@@ -143,7 +143,8 @@ const deny = (b: Breaker, now: number): number => (b.denied = now + b.settings.b
 /** The one probe: this client's if the lease is (or was) given to it, else ask again later. */
 function probe(b: Breaker, now: number): Admission {
   if (b.probing || b.asking) return Infinity;
-  if (now < b.denied) return b.denied;
+  // Never denied (unset): NaN, never before.
+  if (now < (b.denied as number)) return b.denied as number;
   const taken = b.leased || b.sharing.lease();
   b.leased = false;
   if (taken === true) {
@@ -165,7 +166,7 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
   // One object: the breaker is its own state (what this client knows), with its methods.
   const b: Breaker & CircuitBreaker = {
     ...parts,
-    ...{ shared: CLOSED, denied: 0, isolated: 0 },
+    ...{ shared: CLOSED, isolated: 0 },
     get state() {
       return b.isolated ? 'open' : b.shared.state;
     },
