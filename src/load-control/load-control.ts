@@ -168,9 +168,13 @@ function admit([o, r]: Scopes, now: number, latest: number): Verdict {
   if (at > latest && (at > now || probes)) {
     if (probes) giveBack(probes, now);
     // The pacers' `proof` is as of their `reserve` just above; a probe reserves nothing, but is
-    // late only once `now` is past `latest`, so that `due - now` is below 0 whatever it says.
-    const due = Math.min(Math.max(o.pacer.proof, r.pacer.proof), latest);
-    return { kind: 'late', at, proof: due - now };
+    // late only once `now` is past `latest`, so that its proof (due by `latest` at the latest,
+    // less `now`) is below 0 whatever they say.
+    return {
+      kind: 'late',
+      at,
+      proof: Math.min(Math.max(o.pacer.proof, r.pacer.proof), latest) - now,
+    };
   }
   o.inFlight++;
   r.inFlight++;
