@@ -70,10 +70,12 @@ export function throttleSignal(
     successes < (quota as number) - (remaining as number)
       ? undefined
       : quota;
-  // A success's short reset, rounded, says nothing (see above).
-  const rounded = (status ?? 0) < 400 && !rateLimit?.periodMs && reset <= 2000;
-  // (None: `undefined <= n` is false.)
-  if ((remaining as number) <= scope.inFlight && !rounded) {
+  // Quota spent (none: `undefined <= n` is false), unless a success's short reset, rounded, says
+  // nothing (see above).
+  if (
+    (remaining as number) <= scope.inFlight &&
+    !((status ?? 0) < 400 && !rateLimit?.periodMs && reset <= 2000)
+  ) {
     // A reset at the one-second floor, with no period said, names no period: the quota may be a
     // bucket that refills in milliseconds. The rate is then searched, as after a bare 429.
     return {
