@@ -130,7 +130,7 @@ export function adopt(scope: Scope, reported: SharedScope, settings: ScopeSettin
 export function newScope(settings: ScopeSettings, name: string, parent?: Scope): Scope {
   const { circuitBreaker, random, store } = settings;
   const window = createOutcomeWindow(PACING_WINDOW_MS);
-  const shared = !!circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
+  const shared = circuitBreaker && circuitBreaker.windowMs === PACING_WINDOW_MS;
   // The version is the store's to count: it reports the state it kept, with its version.
   const changeOf =
     <K extends 'pace' | 'breaker'>(key: K) =>
