@@ -188,8 +188,8 @@ export function createCircuitBreaker(parts: BreakerParts): CircuitBreaker {
         else if (result) change(b, close, now);
         return;
       }
-      if (result === undefined) return;
-      b.window.add(now, result);
+      // An attempt with no result (cancelled) counts for nothing.
+      if (result) b.window.add(now, result);
       if (b.shared.state !== 'closed' || result !== 'failure') return;
       const { successes, failures, throttles } = b.window.counts(now);
       const total = successes + failures + throttles;
