@@ -139,19 +139,20 @@ function giveBack(probes: readonly Scope[], now: number): void {
 }
 
 function admit([o, r]: Scopes, now: number, latest: number): Verdict {
-  // The breakers' say: the verdict to wait, or the scopes this attempt probes.
-  const byOrigin = o.breaker?.admit(now) ?? 'send';
+  // The breakers' say (no breaker: undefined, as a closed one's 'send'): the verdict to wait, or
+  // the scopes this attempt probes.
+  const byOrigin = o.breaker?.admit(now);
   if (typeof byOrigin === 'number') return { kind: 'wait', scope: o, until: byOrigin };
-  const byRoute = r.breaker?.admit(now) ?? 'send';
+  const byRoute = r.breaker?.admit(now);
   if (typeof byRoute === 'number') {
     if (byOrigin === 'probe') giveBack([o], now);
     return { kind: 'wait', scope: r, until: byRoute };
   }
-  // Both closed (the success path): no probe, and no array made to say so.
+  // Neither probes (the success path): no array made to say so.
   const probes =
-    byOrigin === byRoute && byRoute === 'send'
-      ? undefined
-      : [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe');
+    byOrigin === 'probe' || byRoute === 'probe'
+      ? [o, r].filter((_, i) => (i ? byRoute : byOrigin) === 'probe')
+      : undefined;
   // A probe is one attempt: it goes at once, not after the slots of the calls before it.
   let at = now;
   let holdProbe: Scope | undefined;
