@@ -376,6 +376,11 @@ interface OwnSchedule {
    */
   probed: number;
   /**
+   * The end of the hold this client last set: one of its start that ends later was moved by
+   * another (a write to the store that kept its start), and is probed as another's.
+   */
+  until: number;
+  /**
    * The last rate decision (its time) this client saw. Unset before the first: a rate with no
    * decision known (`decidedAt` Infinity) reserves no slot sooner either way.
    */
@@ -401,7 +406,7 @@ export interface PacerSettings {
 
 export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pacer {
   const pacing = settings.pacing;
-  const own: OwnSchedule = { next: 0, probed: -Infinity };
+  const own: OwnSchedule = { next: 0, probed: -Infinity, until: 0 };
   const change = (make: (s: PaceState) => PaceState) => {
     pacer.shared = sharing.change(make);
   };
@@ -415,6 +420,9 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
     reserve(now, latest, mayProbe = true) {
       const s = settled(pacer.shared, pacing, now);
       pacer.shared = s;
+      // A hold of this client's whose end another moved (a write that kept its start) is
+      // another's: probed within a second, not at `probeEveryMs`.
+      if (s.heldAt === own.probed && s.holdUntil > own.until) own.probed = -Infinity;
       const last = Math.max(s.heldAt, own.probed);
       pacer.proof = s.heldAt !== own.probed ? last + FOREIGN_HOLD_PROBE_MS : 0;
       const every = Math.min(
@@ -443,7 +451,10 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
       const share = sharing.share();
       change((s) => throttled(s, signal, { pacing, now, counts, share, reported }));
       own.round = pacer.shared.decidedAt;
-      if (pacer.shared.heldAt === now) own.probed = now;
+      if (pacer.shared.heldAt === now) {
+        own.probed = now;
+        own.until = pacer.shared.holdUntil;
+      }
     },
     endHold: (now) => change((s) => holdEnded(s, now)),
     room(now, sentAt) {

@@ -119,16 +119,9 @@ export function adopt(scope: Scope, reported: SharedScope, settings: ScopeSettin
   if (reported.version <= scope.version) return;
   const now = storeNow(settings.store);
   const latest = bounded(reported, settings, now);
-  const { pace } = latest;
-  const known = scope.pacer.shared;
   scope.version = latest.version;
   pacerChange(scope, now, (pacer) => {
-    // A hold whose end moved, its start kept, is no client's throttle (each dates its hold
-    // anew): another's write, begun now, which this client probes within a second (pacer.ts).
-    pacer.shared =
-      pace.heldAt === known.heldAt && pace.holdUntil > known.holdUntil
-        ? { ...pace, heldAt: now }
-        : pace;
+    pacer.shared = latest.pace;
   });
   scope.breaker?.adopt(latest.breaker, now);
   scope.waiters.wakeAll();
