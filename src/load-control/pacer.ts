@@ -116,10 +116,11 @@ const STEP_PER_SECOND = 1;
 // noise, not a sign its rate is too high: it changes nothing.
 const NOISE = 1 / 50;
 export const MIN_REFUSED = 4;
-// A hold this client did not set itself (another client's, through the store, or a write that
-// is no client's) is probed by it this long after it began, once: its own evidence wins within
-// a second, not a probe interval. A shorter hold ends first, and costs no probe.
-const FOREIGN_HOLD_PROBE_MS = 1000;
+// A hold this client did not set itself (a foreign hold: another client's, through the store,
+// or a write that is no client's) is probed by it this long after it began, once: its own
+// evidence wins within a second, not a probe interval. A shorter hold ends first, and costs no
+// probe.
+const FOREIGN_MS = 1000;
 
 /**
  * A state being changed. The helpers that set its rate (`pace`, `learn`) take the time from
@@ -420,15 +421,11 @@ export function createPacer(settings: PacerSettings, sharing: PaceSharing): Pace
     reserve(now, latest, mayProbe = true) {
       const s = settled(pacer.shared, pacing, now);
       pacer.shared = s;
-      // A hold of this client's whose end another moved (a write that kept its start) is
-      // another's: probed within a second, not at `probeEveryMs`.
+      // A hold of its own whose end another moved (its start kept) is another's (`until`).
       if (s.heldAt === own.probed && s.holdUntil > own.until) own.probed = -Infinity;
       const last = Math.max(s.heldAt, own.probed);
-      pacer.proof = s.heldAt !== own.probed ? last + FOREIGN_HOLD_PROBE_MS : 0;
-      const every = Math.min(
-        own.probed < s.heldAt ? FOREIGN_HOLD_PROBE_MS : Infinity,
-        settings.probeEveryMs,
-      );
+      pacer.proof = s.heldAt !== own.probed ? last + FOREIGN_MS : 0;
+      const every = Math.min(own.probed < s.heldAt ? FOREIGN_MS : Infinity, settings.probeEveryMs);
       if (mayProbe && now < s.holdUntil && now >= last + every) {
         own.probed = now;
         return now;
